@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# blkfloor: build the module and the CLI, run the tests, install.
+#
+#   make                    module for the running kernel (or KVER/KDIR) + CLI
+#   make KVER=6.1.0-57-amd64
+#   make check              everything: host unit tests, then guest selftests
+#                           on Debian's 6.1 and 6.12 kernels
+#   make demo               sustain test on an emulated UAS drive in a guest
+#   make deps               install what the above need (Debian packages)
+
+KVER	?= $(shell uname -r)
+ifeq ($(wildcard /lib/modules/$(KVER)/build),)
+# No headers for the running kernel (a VM or container host): fall back to
+# the newest installed Debian kernel headers.
+KVER	:= $(lastword $(sort $(notdir $(wildcard /lib/modules/*/build/..))))
+endif
+KDIR	?= /lib/modules/$(KVER)/build
+PREFIX	?= /usr/local
+DESTDIR	?=
+MODDIR	?= /lib/modules/$(KVER)/extra
+BUILD	:= $(CURDIR)/build
+
+# The kernel sources we take kselftest headers, checkpatch and ynl from.
+KSRC_TAR := /usr/src/linux-source-6.12.tar.xz
+KSRC	 := $(BUILD)/ksrc
+
+all: module cli
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod CONFIG_BLKFLOOR=m modules
+
+# Build against one kernel into build/KVER/ (W=1, and sparse with C=1).
+module-%:
+	@scripts/build-module.sh $*
+
+cli:
+	$(MAKE) -C user
+
+ksrc: $(KSRC)/.stamp
+$(KSRC)/.stamp: | $(KSRC_TAR)
+	@mkdir -p $(KSRC)
+	tar -xf $(KSRC_TAR) -C $(KSRC) --strip-components=1 --wildcards \
+		'*/tools/testing/selftests/kselftest.h' \
+		'*/tools/testing/selftests/kselftest_harness.h' \
+		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
+		'*/scripts/const_structs.checkpatch' '*/tools/net/ynl' \
+		'*/Documentation/netlink/genetlink*.yaml'
+	@touch $@
+
+$(KSRC_TAR):
+	scripts/deps.sh
+
+deps:
+	@scripts/deps.sh
+
+check:
+	@scripts/check.sh
+
+demo:
+	@scripts/demo.sh
+
+bench:
+	@scripts/bench.sh
+
+install: all
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod CONFIG_BLKFLOOR=m \
+		INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=extra modules_install
+	-depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
+	install -D -m 0755 user/blkfloor $(DESTDIR)$(PREFIX)/sbin/blkfloor
+	install -D -m 0644 user/blkfloor.8 $(DESTDIR)$(PREFIX)/share/man/man8/blkfloor.8
+	install -D -m 0644 include/uapi/linux/blkfloor.h \
+		$(DESTDIR)$(PREFIX)/include/linux/blkfloor.h
+
+uninstall:
+	rm -f $(DESTDIR)$(MODDIR)/blkfloor.ko* $(DESTDIR)$(PREFIX)/sbin/blkfloor \
+		$(DESTDIR)$(PREFIX)/share/man/man8/blkfloor.8 \
+		$(DESTDIR)$(PREFIX)/include/linux/blkfloor.h
+	-depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean
+	$(MAKE) -C user clean
+	rm -rf $(BUILD)
+
+.PHONY: all module cli ksrc deps check demo bench install uninstall clean
