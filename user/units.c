@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Units: parsing and printing of sizes, durations and rates.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "units.h"
+
+struct unit {
+	const char *name;
+	double mult;
+};
+
+static const struct unit size_units[] = {
+	{ "", 1 }, { "B", 1 },
+	{ "K", 1e3 }, { "KB", 1e3 }, { "k", 1e3 }, { "kB", 1e3 },
+	{ "M", 1e6 }, { "MB", 1e6 },
+	{ "G", 1e9 }, { "GB", 1e9 },
+	{ "T", 1e12 }, { "TB", 1e12 },
+	{ "KiB", 1024.0 }, { "MiB", 1048576.0 },
+	{ "GiB", 1073741824.0 }, { "TiB", 1099511627776.0 },
+	{ NULL, 0 },
+};
+
+static const struct unit time_units[] = {
+	{ "", 1e9 }, { "s", 1e9 }, { "sec", 1e9 },
+	{ "ns", 1 }, { "us", 1e3 }, { "\xc2\xb5s", 1e3 }, { "ms", 1e6 },
+	{ "m", 60e9 }, { "min", 60e9 }, { "h", 3600e9 },
+	{ NULL, 0 },
+};
+
+/*
+ * Split "<number><unit>" into the number (digits with at most one '.') and the
+ * unit string. Returns -EINVAL for empty input, a sign, or no digits.
+ */
+static int split_number(const char *s, double *num, const char **unit,
+			bool *frac)
+{
+	const char *p = s;
+	int digits = 0;
+	char *end;
+
+	if (!s || !*s)
+		return -EINVAL;
+	while (isdigit((unsigned char)*p)) {
+		p++;
+		digits++;
+	}
+	*frac = false;
+	if (*p == '.') {
+		p++;
+		*frac = true;
+		while (isdigit((unsigned char)*p)) {
+			p++;
+			digits++;
+		}
+	}
+	if (!digits)
+		return -EINVAL;
+	errno = 0;
+	*num = strtod(s, &end);
+	if (errno || end != p)
+		return -EINVAL;
+	while (*p == ' ')
+		p++;
+	*unit = p;
+	return 0;
+}
+
+static const struct unit *find_unit(const struct unit *u, const char *name)
+{
+	for (; u->name; u++)
+		if (!strcmp(u->name, name))
+			return u;
+	return NULL;
+}
+
+static int scale(double num, double mult, uint64_t *out)
+{
+	double v = num * mult;
+
+	if (!isfinite(v) || v >= 18446744073709551616.0)
+		return -ERANGE;
+	*out = (uint64_t)llround(v);
+	return 0;
+}
+
+int bf_parse_size(const char *s, uint64_t *bytes)
+{
+	const struct unit *u;
+	const char *unit;
+	double num;
+	bool frac;
+	int ret;
+
+	ret = split_number(s, &num, &unit, &frac);
+	if (ret)
+		return ret;
+	u = find_unit(size_units, unit);
+	if (!u)
+		return -EINVAL;
+	if (u->mult == 1 && frac)
+		return -EINVAL;		/* fractions of a byte */
+	if (u->mult == 1 && !frac) {
+		/* exact integer path: no double rounding for big byte counts */
+		unsigned long long v;
+		char *end;
+
+		errno = 0;
+		v = strtoull(s, &end, 10);
+		if (errno == ERANGE)
+			return -ERANGE;
+		*bytes = v;
+		return 0;
+	}
+	return scale(num, u->mult, bytes);
+}
+
+int bf_parse_duration(const char *s, uint64_t *ns)
+{
+	const struct unit *u;
+	const char *unit;
+	double num;
+	bool frac;
+	int ret;
+
+	ret = split_number(s, &num, &unit, &frac);
+	if (ret)
+		return ret;
+	u = find_unit(time_units, unit);
+	if (!u)
+		return -EINVAL;
+	return scale(num, u->mult, ns);
+}
+
+int bf_parse_rate(const char *s, uint64_t *bps, uint64_t *iops)
+{
+	char buf[64];
+	size_t n;
+
+	if (!s || !*s)
+		return -EINVAL;
+	n = strlen(s);
+	if (n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, n + 1);
+	if (n > 4 && !strcasecmp(buf + n - 4, "iops")) {
+		const char *unit;
+		double num;
+		bool frac;
+		int ret;
+
+		buf[n - 4] = '\0';
+		ret = split_number(buf, &num, &unit, &frac);
+		if (ret)
+			return ret;
+		if (*unit || frac)
+			return -EINVAL;
+		*bps = 0;
+		return bf_parse_uint(buf, UINT64_MAX, iops);
+	}
+	if (n > 2 && !strcmp(buf + n - 2, "/s"))
+		buf[n - 2] = '\0';
+	*iops = 0;
+	return bf_parse_size(buf, bps);
+}
+
+int bf_parse_uint(const char *s, uint64_t max, uint64_t *val)
+{
+	unsigned long long v;
+	const char *p;
+	char *end;
+
+	if (!s || !*s)
+		return -EINVAL;
+	for (p = s; *p; p++)
+		if (!isdigit((unsigned char)*p))
+			return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE || v > max)
+		return -ERANGE;
+	*val = v;
+	return 0;
+}
+
+/* Three significant digits: 1.07, 12.3, 123. */
+static void fmt3(char *buf, size_t len, double v, const char *unit)
+{
+	if (v < 10)
+		snprintf(buf, len, "%.2f %s", v, unit);
+	else if (v < 100)
+		snprintf(buf, len, "%.1f %s", v, unit);
+	else
+		snprintf(buf, len, "%.0f %s", v, unit);
+}
+
+char *bf_fmt_bytes(char *buf, size_t len, uint64_t bytes)
+{
+	static const char *const u[] = { "kB", "MB", "GB", "TB", "PB", "EB" };
+	double v = (double)bytes;
+	int i = -1;
+
+	if (bytes < 1000) {
+		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+		return buf;
+	}
+	while (v >= 999.5 && i < 5) {
+		v /= 1000;
+		i++;
+	}
+	fmt3(buf, len, v, u[i]);
+	return buf;
+}
+
+char *bf_fmt_bs(char *buf, size_t len, uint64_t bytes)
+{
+	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	int i = 0;
+
+	while (i < 4 && bytes && !(bytes & 1023)) {
+		bytes >>= 10;
+		i++;
+	}
+	snprintf(buf, len, "%llu %s", (unsigned long long)bytes, u[i]);
+	return buf;
+}
+
+char *bf_fmt_rate(char *buf, size_t len, double bytes_per_s)
+{
+	double mb = bytes_per_s / 1e6;
+
+	if (mb < 0)
+		mb = 0;
+	if (mb < 10)
+		snprintf(buf, len, "%.2f MB/s", mb);
+	else if (mb < 1000)
+		snprintf(buf, len, "%.1f MB/s", mb);
+	else
+		snprintf(buf, len, "%.0f MB/s", mb);
+	return buf;
+}
+
+char *bf_fmt_duration(char *buf, size_t len, double s)
+{
+	unsigned long long t;
+
+	if (s < 0 || !isfinite(s))
+		s = 0;
+	if (s < 1e-3) {
+		snprintf(buf, len, "%.0f us", s * 1e6);
+	} else if (s < 1) {
+		snprintf(buf, len, "%.0f ms", s * 1e3);
+	} else if (s < 60) {
+		snprintf(buf, len, s < 10 ? "%.1f s" : "%.0f s", s);
+	} else if (s < 3600) {
+		t = (unsigned long long)llround(s);
+		snprintf(buf, len, "%llu min %02llu s", t / 60, t % 60);
+	} else {
+		t = (unsigned long long)llround(s / 60);
+		snprintf(buf, len, "%llu h %02llu min", t / 60, t % 60);
+	}
+	return buf;
+}
