@@ -1,0 +1,204 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run-vm.sh: run one shell command as root inside a QEMU guest booted on a
+# Debian kernel, with the host's root shared read-only over 9p under a
+# writable tmpfs overlay (so the guest runs the freshly built module, CLI and
+# tests from this tree, at the same paths).
+#
+# usage: run-vm.sh --kver KVER [options] -- 'shell command'
+#   --kver KVER        kernel to boot (/boot/vmlinuz-KVER, /lib/modules/KVER)
+#   --usb SIZE[:discard]  add a USB mass-storage (BOT) disk on qemu-xhci,
+#                      backed by a sparse file; ids usb0, usb1, ... (repeat)
+#   --uas SIZE[:discard]  add a UAS disk (usb-uas + scsi-hd); ids uas0, ...
+#   --mem MB           guest memory (default 1024)
+#   --smp N            guest CPUs (default 2)
+#   --timeout S        kill the guest after S seconds (default 600)
+#   --keep             keep the run directory (disk images, logs)
+#
+# In the guest, before the command runs:
+#   - build/KVER/blkfloor.ko (if built) is installed under
+#     /lib/modules/KVER/extra and depmod'ed, so 'modprobe blkfloor' works;
+#   - $BLKFLOOR_RIG names the virtio-serial port of the host agent
+#     (selftests/vm/rigctl.py) that throttles, models and unplugs the disks;
+#   - $BLKFLOOR_VM_DIR is the host run directory (readable).
+#
+# The command's output is streamed to stdout; its exit status is run-vm.sh's
+# exit status. 124 means the guest timed out, 125 that it never reported a
+# status (boot failure or panic: see the console log printed on stderr).
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+kver=
+timeout=600
+mem=1024
+smp=2
+keep=0
+usb=()
+uas=()
+
+usage() {
+	sed -n '/^# usage:/,/^$/p' "$0" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kver) kver=$2; shift 2 ;;
+	--usb) usb+=("$2"); shift 2 ;;
+	--uas) uas+=("$2"); shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--smp) smp=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--keep) keep=1; shift ;;
+	--) shift; break ;;
+	*) usage ;;
+	esac
+done
+[ -n "$kver" ] && [ $# -ge 1 ] || usage
+
+vmlinuz=/boot/vmlinuz-$kver
+[ -r "$vmlinuz" ] || { echo "run-vm: no kernel $vmlinuz (make deps)" >&2; exit 2; }
+[ -d "/lib/modules/$kver" ] || { echo "run-vm: no /lib/modules/$kver" >&2; exit 2; }
+
+cache=$top/build/vm
+mkdir -p "$cache"
+dir=$(mktemp -d "$cache/run.XXXXXX")
+qpid=
+apid=
+
+cleanup() {
+	[ -n "$apid" ] && kill "$apid" 2>/dev/null
+	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null
+	wait 2>/dev/null
+	if [ "$keep" = 1 ]; then
+		echo "run-vm: kept $dir" >&2
+	else
+		rm -rf "$dir"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- initramfs: busybox + the modules needed to reach the 9p root ----------
+initrd=$cache/initrd-$kver.cpio.gz
+if [ ! -s "$initrd" ] || [ "$here/run-vm.sh" -nt "$initrd" ]; then
+	stage=$(mktemp -d "$cache/initrd.XXXXXX")
+	mkdir -p "$stage"/{bin,dev,proc,sys,host,rw,newroot,out,mod}
+	cp /bin/busybox "$stage/bin/busybox"
+	for m in virtio_pci virtio_console 9pnet_virtio 9p overlay; do
+		modprobe -S "$kver" --show-depends "$m" 2>/dev/null |
+			awk '$1 == "insmod" { print $2 }'
+	done | awk '!seen[$0]++' > "$stage/mod/order.host"
+	: > "$stage/mod/order"
+	while read -r ko; do
+		base=$(basename "$ko")
+		case $ko in
+		*.xz) xz -dc "$ko" > "$stage/mod/${base%.xz}"; base=${base%.xz} ;;
+		*.zst) zstd -qdc "$ko" > "$stage/mod/${base%.zst}"; base=${base%.zst} ;;
+		*) cp "$ko" "$stage/mod/$base" ;;
+		esac
+		echo "$base" >> "$stage/mod/order"
+	done < "$stage/mod/order.host"
+	cp "$here/guest-init" "$stage/init"
+	chmod +x "$stage/init"
+	(cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) > "$initrd.tmp" &&
+		mv "$initrd.tmp" "$initrd"
+	rm -rf "$stage"
+fi
+
+# --- accelerator: KVM only if it really works (nested KVM often does not) --
+accel_file=$cache/accel
+if [ ! -s "$accel_file" ]; then
+	accel=tcg
+	if [ -w /dev/kvm ]; then
+		# A kernel with no root panics and exits at once under a working
+		# KVM; a broken nested KVM hangs or asserts.
+		if timeout 20 qemu-system-x86_64 -accel kvm -machine q35 -m 256 \
+			-nographic -nodefaults -no-reboot -serial none \
+			-kernel "$vmlinuz" -append "panic=-1 root=/dev/nonexistent" \
+			>/dev/null 2>&1; then
+			accel=kvm
+		fi
+	fi
+	echo "$accel" > "$accel_file"
+fi
+accel=$(cat "$accel_file")
+cpu=max
+[ "$accel" = kvm ] && cpu=host
+
+# --- the command, disks, devices --------------------------------------------
+printf '%s\n' "$*" > "$dir/cmd.sh"
+mkdir -p "$dir/out"
+
+devs=(-device qemu-xhci,id=xhci)
+disk_args() { # kind index spec
+	local kind=$1 i=$2 spec=$3 size discard=ignore
+	size=${spec%%:*}
+	[ "$spec" != "$size" ] && [ "${spec#*:}" = discard ] && discard=unmap
+	truncate -s "$size" "$dir/$kind$i.img" || exit 2
+	local drv="if=none,id=drv-$kind$i,file=$dir/$kind$i.img,format=raw"
+	drv+=",cache=unsafe,discard=$discard,aio=threads"
+	devs+=(-drive "$drv")
+	if [ "$kind" = usb ]; then
+		devs+=(-device "usb-storage,bus=xhci.0,drive=drv-usb$i,id=usb$i,serial=BLKFLOOR-USB$i")
+	else
+		devs+=(-device "usb-uas,bus=xhci.0,id=uasctl$i")
+		devs+=(-device "scsi-hd,bus=uasctl$i.0,scsi-id=0,lun=0,drive=drv-uas$i,id=uas$i,serial=BLKFLOOR-UAS$i")
+	fi
+}
+for i in "${!usb[@]}"; do disk_args usb "$i" "${usb[$i]}"; done
+for i in "${!uas[@]}"; do disk_args uas "$i" "${uas[$i]}"; done
+
+append="console=ttyS0 quiet loglevel=1 panic=-1 oops=panic"
+append+=" blkfloor.dir=$dir blkfloor.top=$top blkfloor.kver=$kver"
+append+=" blkfloor.disks=$((${#usb[@]} + ${#uas[@]}))"
+
+qemu-system-x86_64 -accel "$accel" -machine q35 -cpu "$cpu" -m "$mem" \
+	-smp "$smp" -nographic -nodefaults -no-reboot -nic none \
+	-serial "file:$dir/console.log" \
+	-chardev "file,id=out,path=$dir/guest.out" \
+	-device virtio-serial-pci,id=vser \
+	-device virtserialport,chardev=out,name=org.blkfloor.out \
+	-chardev "socket,id=rig,path=$dir/rig.sock,server=on,wait=off" \
+	-device virtserialport,chardev=rig,name=org.blkfloor.rig \
+	-qmp "unix:$dir/qmp.sock,server=on,wait=off" \
+	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+	-virtfs "local,path=$dir/out,mount_tag=out,security_model=none" \
+	-kernel "$vmlinuz" -initrd "$initrd" -append "$append" \
+	"${devs[@]}" </dev/null >"$dir/qemu.log" 2>&1 &
+qpid=$!
+
+if [ -f "$here/rigctl.py" ]; then
+	for _ in $(seq 50); do [ -S "$dir/qmp.sock" ] && break; sleep 0.1; done
+	python3 "$here/rigctl.py" --qmp "$dir/qmp.sock" --rig "$dir/rig.sock" \
+		--log "$dir/rigctl.log" </dev/null >/dev/null 2>&1 &
+	apid=$!
+fi
+
+# Stream the guest's output while it runs; stop at the deadline.
+touch "$dir/guest.out"
+tail -n +1 -f --pid="$qpid" "$dir/guest.out" &
+tpid=$!
+deadline=$((SECONDS + timeout))
+while kill -0 "$qpid" 2>/dev/null; do
+	if [ $SECONDS -ge $deadline ]; then
+		echo "run-vm: guest ($kver) timed out after ${timeout}s" >&2
+		kill "$qpid" 2>/dev/null
+		wait "$tpid" 2>/dev/null
+		tail -n 40 "$dir/console.log" >&2
+		exit 124
+	fi
+	sleep 0.2
+done
+wait "$qpid" 2>/dev/null
+wait "$tpid" 2>/dev/null
+
+if [ ! -s "$dir/out/rc" ]; then
+	echo "run-vm: guest ($kver, $accel) ended without an exit status; console:" >&2
+	tail -n 60 "$dir/console.log" >&2
+	tail -n 5 "$dir/qemu.log" >&2
+	exit 125
+fi
+exit "$(cat "$dir/out/rc")"
