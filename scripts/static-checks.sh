@@ -1,0 +1,40 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Static checks as one KTAP suite: checkpatch --strict on every kernel
+# source, the YNL spec valid against the genetlink schema and in agreement
+# with the uapi header, shell scripts parse.
+cd "$(dirname "$0")/.."
+cp=build/ksrc/scripts/checkpatch.pl
+files=(kmod/*.c kmod/*.h include/uapi/linux/blkfloor.h)
+spec=Documentation/netlink/specs/blkfloor.yaml
+checks=$((${#files[@]} + 2))
+echo "TAP version 13"
+echo "1..$checks"
+n=0 rc=0
+result() { # ok? name
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; rc=1; fi
+}
+for f in "${files[@]}"; do
+	out=$(perl "$cp" --strict --no-tree --terse --show-types \
+		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES -f "$f" 2>&1)
+	r=$?
+	[ $r != 0 ] && printf '%s\n' "$out" | sed 's/^/# /'
+	result $r "checkpatch --strict $f"
+done
+if [ -f "$spec" ]; then
+	out=$(python3 scripts/check-spec.py "$spec" include/uapi/linux/blkfloor.h 2>&1)
+	r=$?
+	printf '%s\n' "$out" | sed 's/^/# /'
+	result $r "YNL spec $spec agrees with the uapi header"
+else
+	n=$((n + 1)); echo "ok $n YNL spec # SKIP $spec not written yet"
+fi
+bad=0
+for s in scripts/*.sh selftests/*.sh selftests/vm/*.sh selftests/tests/*/[0-9][0-9][0-9]; do
+	[ -f "$s" ] || continue
+	bash -n "$s" || { echo "# $s does not parse"; bad=1; }
+done
+result $bad "shell scripts parse"
+exit $rc

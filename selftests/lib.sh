@@ -1,0 +1,126 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared helpers for blkfloor's guest selftests (sourced by every test).
+#
+# A test is an executable file selftests/tests/GROUP/NNN. Its first comment
+# line after the SPDX line is its description. It prints diagnostics as
+# "# ..." lines and exits 0 (pass), 4 (skip, reason in the last "# SKIP"
+# line) or anything else (fail). Tests run as root inside the guest
+# (selftests/vm/run-vm.sh); they never touch host devices.
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+BLKFLOOR_TOP=${BLKFLOOR_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+BLKFLOOR=${BLKFLOOR:-$BLKFLOOR_TOP/user/blkfloor}
+_cleanups=()
+
+diag() { printf '# %s\n' "$*"; }
+fail() { diag "FAIL: $*"; exit $KSFT_FAIL; }
+skip() { diag "SKIP: $*"; exit $KSFT_SKIP; }
+
+# Run cleanup functions in reverse order of registration, at any exit.
+on_exit() { _cleanups=("$1" "${_cleanups[@]}"); }
+_run_cleanups() {
+	local rc=$? c
+	for c in "${_cleanups[@]}"; do eval "$c" >/dev/null 2>&1; done
+	exit $rc
+}
+trap _run_cleanups EXIT
+
+require_guest() {
+	[ -n "${BLKFLOOR_VM_DIR:-}" ] || skip "not inside the blkfloor test guest"
+}
+
+require_cmd() {
+	command -v "$1" >/dev/null || skip "$1 is not installed"
+}
+
+# Load blkfloor (installed into the guest by run-vm.sh) if it is not.
+load_blkfloor() {
+	if [ ! -d /sys/module/blkfloor ]; then
+		modprobe blkfloor || fail "modprobe blkfloor failed"
+		on_exit "modprobe -r blkfloor"
+	fi
+}
+
+# Kernel log watermark: check_dmesg fails the test on a splat since mark.
+dmesg_mark() { _dmesg_lines=$(dmesg | wc -l); }
+check_dmesg() {
+	local bad
+	bad=$(dmesg | tail -n +$((${_dmesg_lines:-0} + 1)) |
+	      grep -E 'WARNING:|BUG:|Oops|general protection|Call Trace|list_(add|del) corruption|refcount_t|UBSAN|KASAN|hung_task|soft lockup|INFO: task' )
+	if [ -n "$bad" ]; then
+		diag "kernel log:"; printf '%s\n' "$bad" | sed 's/^/#   /'
+		fail "kernel splat in dmesg"
+	fi
+}
+
+# null_blk through configfs, as blktests' _configure_null_blk does:
+# nullb_create NAME key=value... prints /dev/NAME. Removed at exit.
+nullb_create() {
+	local name=$1 kv; shift
+	[ -d /sys/kernel/config/nullb ] || modprobe null_blk nr_devices=0 ||
+		skip "null_blk is not available"
+	[ -d /sys/kernel/config/nullb ] || fail "null_blk configfs missing"
+	mkdir "/sys/kernel/config/nullb/$name" || fail "nullb $name"
+	on_exit "nullb_destroy $name"
+	for kv in "$@"; do
+		echo "${kv#*=}" > "/sys/kernel/config/nullb/$name/${kv%%=*}" ||
+			fail "nullb $name: cannot set $kv"
+	done
+	echo 1 > "/sys/kernel/config/nullb/$name/power" || fail "nullb $name power"
+	echo "/dev/$name"
+}
+nullb_destroy() {
+	echo 0 > "/sys/kernel/config/nullb/$1/power"
+	rmdir "/sys/kernel/config/nullb/$1"
+}
+
+# rig_disk usb|uas [N]: /dev/sdX of the Nth emulated disk of that transport
+# (by USB port order), or nothing.
+rig_disk() {
+	local want=$1 n=${2:-0} d drv i=0 list=()
+	for d in /sys/block/sd*; do
+		[ -e "$d" ] || continue
+		drv=$(basename "$(readlink -f "$d/device/../../../../driver")")
+		case $want in
+		usb) [ "$drv" = usb-storage ] || continue ;;
+		uas) [ "$drv" = uas ] || continue ;;
+		*) fail "rig_disk: unknown transport $want" ;;
+		esac
+		list+=("$(basename "$(readlink -f "$d/device/../../../..")") ${d##*/}")
+	done
+	for d in $(printf '%s\n' "${list[@]}" | sort -V | awk '{print $2}'); do
+		[ $i -eq "$n" ] && { echo "/dev/$d"; return; }
+		i=$((i + 1))
+	done
+}
+
+require_rig_disk() {
+	local d
+	d=$(rig_disk "$@")
+	[ -n "$d" ] || skip "no emulated $1 disk in this guest"
+	echo "$d"
+}
+
+# rig CMD...: one request to the host agent (selftests/vm/rigctl.py); prints
+# the reply after "ok", fails the test on "err".
+rig() {
+	local reply
+	[ -n "${BLKFLOOR_RIG:-}" ] || skip "no host agent port"
+	exec 9<>"$BLKFLOOR_RIG"
+	printf '%s\n' "$*" >&9
+	read -r -t 20 reply <&9 || { exec 9>&-; fail "rig: no reply to '$*'"; }
+	exec 9>&-
+	case $reply in
+	ok*) printf '%s\n' "${reply#ok}" | sed 's/^ //' ;;
+	*) fail "rig: '$*': $reply" ;;
+	esac
+}
+
+# json_get FILE EXPR: evaluate a Python expression on the parsed JSON 'j'.
+json_get() {
+	python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
