@@ -18,7 +18,7 @@ result() { # ok? name
 }
 for f in "${files[@]}"; do
 	out=$(perl "$cp" --strict --no-tree --terse --show-types \
-		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES -f "$f" 2>&1)
+		--ignore FILE_PATH_CHANGES -f "$f" 2>&1)
 	r=$?
 	[ $r != 0 ] && printf '%s\n' "$out" | sed 's/^/# /'
 	result $r "checkpatch --strict $f"
