@@ -44,6 +44,11 @@ struct bf_segment {
 	double start_s, end_s;
 	double mean_mbps;
 	double bytes;		/* bytes written during the segment */
+	/* added after the first version of this header: */
+	double level_mbps;	/* robust level: median of the sample rates */
+	double sd_mbps;		/* standard deviation of the sample rates */
+	size_t nsamples;
+	unsigned int nexcursions; /* short bursts/dips absorbed into it */
 };
 
 struct bf_report {
@@ -60,6 +65,9 @@ struct bf_report {
 	double total_bytes;
 	double total_s;
 	char explain[1024];	/* one paragraph, plain words, cites numbers */
+	/* added after the first version of this header: */
+	double noise_rel;	/* robust sample-to-sample noise, relative */
+	size_t nraw_segments;	/* change-point segments before clean-up */
 };
 
 const char *bf_class_name(enum bf_class c);
@@ -92,5 +100,29 @@ void bf_report_json(FILE *f, const struct bf_report *r);
  */
 double bf_predict_seconds(const struct bf_report *r, double job_bytes,
 			  double *end_mbps);
+
+/* ---- helpers shared by the classify/plot/compare/predict commands ---- */
+
+/* k-th smallest / median of v[0..n); both reorder v. */
+double bf_select(double *v, size_t n, size_t k);
+double bf_median(double *v, size_t n);
+
+/* "2,555" / "127" / "45.3" style rates, "280 GB" bytes, "5 min" times. */
+void bf_fmt_rate(char *buf, size_t len, double mbps);
+void bf_fmt_bytes(char *buf, size_t len, double bytes);
+void bf_fmt_secs(char *buf, size_t len, double secs);
+
+/* JSON: a quoted, escaped string; a number or null when not finite. */
+void bf_json_string(FILE *f, const char *s);
+void bf_json_number(FILE *f, double v);
+
+/*
+ * Seconds from the start of the run until @bytes were written, linearly
+ * interpolated inside the sample; NAN if the curve never got there.
+ */
+double bf_series_time_at(const struct bf_sample *s, size_t n, double bytes);
+
+/* Read a curve from an open stream; same as bf_series_load(). */
+int bf_series_read(FILE *f, struct bf_series *ser, char *err, size_t errlen);
 
 #endif /* BLKFLOOR_CLASSIFY_H */
