@@ -14,6 +14,8 @@
 #   --mem MB           guest memory (default 1024)
 #   --smp N            guest CPUs (default 2)
 #   --timeout S        kill the guest after S seconds (default 600)
+#   --share DIR        make host directory DIR writable in the guest, at
+#                      the same path (everything else is a tmpfs overlay)
 #   --keep             keep the run directory (disk images, logs)
 #
 # In the guest, before the command runs:
@@ -35,6 +37,7 @@ timeout=600
 mem=1024
 smp=2
 keep=0
+share=
 usb=()
 uas=()
 
@@ -51,6 +54,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
+	--share) share=$(cd "$2" && pwd) || exit 2; shift 2 ;;
 	--keep) keep=1; shift ;;
 	--) shift; break ;;
 	*) usage ;;
@@ -83,7 +87,8 @@ trap 'exit 130' INT TERM
 
 # --- initramfs: busybox + the modules needed to reach the 9p root ----------
 initrd=$cache/initrd-$kver.cpio.gz
-if [ ! -s "$initrd" ] || [ "$here/run-vm.sh" -nt "$initrd" ]; then
+if [ ! -s "$initrd" ] || [ "$here/run-vm.sh" -nt "$initrd" ] ||
+   [ "$here/guest-init" -nt "$initrd" ]; then
 	stage=$(mktemp -d "$cache/initrd.XXXXXX")
 	mkdir -p "$stage"/{bin,dev,proc,sys,host,rw,newroot,out,mod}
 	cp /bin/busybox "$stage/bin/busybox"
@@ -154,6 +159,11 @@ for i in "${!uas[@]}"; do disk_args uas "$i" "${uas[$i]}"; done
 append="console=ttyS0 quiet loglevel=1 panic=-1 oops=panic"
 append+=" blkfloor.dir=$dir blkfloor.top=$top blkfloor.kver=$kver"
 append+=" blkfloor.disks=$((${#usb[@]} + ${#uas[@]}))"
+shareargs=()
+if [ -n "$share" ]; then
+	shareargs=(-virtfs "local,path=$share,mount_tag=share,security_model=none")
+	append+=" blkfloor.share=$share"
+fi
 
 qemu-system-x86_64 -accel "$accel" -machine q35 -cpu "$cpu" -m "$mem" \
 	-smp "$smp" -nographic -nodefaults -no-reboot -nic none \
@@ -166,6 +176,7 @@ qemu-system-x86_64 -accel "$accel" -machine q35 -cpu "$cpu" -m "$mem" \
 	-qmp "unix:$dir/qmp.sock,server=on,wait=off" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 	-virtfs "local,path=$dir/out,mount_tag=out,security_model=none" \
+	"${shareargs[@]}" \
 	-kernel "$vmlinuz" -initrd "$initrd" -append "$append" \
 	"${devs[@]}" </dev/null >"$dir/qemu.log" 2>&1 &
 qpid=$!
