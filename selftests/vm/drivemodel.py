@@ -406,9 +406,11 @@ class Ftl(Model):
         self.high = p['high'] if p['high'] >= 0 else p['size'] // 20
         if self.high < self.low:
             raise ModelError('need low= <= high=')
+        p['low'], p['high'] = self.low, self.high
         self.valid = float(int(p['size'] * p['prefill']))
         free = p['free'] if p['free'] >= 0 else self.low
         self.free = float(min(free, self.phys - self.valid))
+        p['free'] = int(self.free)
 
     def _start(self):
         self.rng = random.Random(self.p['seed'])
