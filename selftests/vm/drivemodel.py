@@ -188,7 +188,7 @@ class Model:
         self.unmapped = 0
         self.last_write_t = None
         self.limit = 0
-        self.idle = True
+        self.idle = False
         self.validate()
 
     def validate(self):
@@ -217,10 +217,16 @@ class Model:
             self.last_write_t = now
         if idle is None:
             idle = now - self.last_write_t >= self.p['idle']
+        # The time without completed writes the model may credit to
+        # background work: once the drive turns idle, all of it since the
+        # last write; while it stays idle, the time since the last update.
+        if not idle:
+            idle_dt = 0.0
+        elif not self.idle:
+            idle_dt = max(0.0, now - self.last_write_t)
+        else:
+            idle_dt = max(0.0, now - max(prev, self.last_write_t))
         self.idle = bool(idle)
-        # Time within (prev, now] during which no write completed: the
-        # model may credit it to background work once the drive is idle.
-        idle_dt = max(0.0, now - max(prev, self.last_write_t)) if idle else 0.0
         self.now = now
         self.limit = self._step(dt, dw, du, idle_dt)
         return self.limit
