@@ -81,16 +81,20 @@ nullb_destroy() {
 # rig_disk usb|uas [N]: /dev/sdX of the Nth emulated disk of that transport
 # (by USB port order), or nothing.
 rig_disk() {
-	local want=$1 n=${2:-0} d drv i=0 list=()
+	local want=$1 n=${2:-0} d p intf drv i=0 list=()
 	for d in /sys/block/sd*; do
 		[ -e "$d" ] || continue
-		drv=$(basename "$(readlink -f "$d/device/../../../../driver")")
+		# .../2-1/2-1:1.0/host6/target6:0:0/6:0:0:0: the interface's
+		# driver is usb-storage or uas; the port orders the disks.
+		p=$(readlink -f "$d/device")
+		intf=${p%/host*}
+		drv=$(basename "$(readlink -f "$intf/driver")")
 		case $want in
 		usb) [ "$drv" = usb-storage ] || continue ;;
 		uas) [ "$drv" = uas ] || continue ;;
 		*) fail "rig_disk: unknown transport $want" ;;
 		esac
-		list+=("$(basename "$(readlink -f "$d/device/../../../..")") ${d##*/}")
+		list+=("$(basename "$(dirname "$intf")") ${d##*/}")
 	done
 	for d in $(printf '%s\n' "${list[@]}" | sort -V | awk '{print $2}'); do
 		[ $i -eq "$n" ] && { echo "/dev/$d"; return; }
@@ -106,18 +110,15 @@ require_rig_disk() {
 }
 
 # rig CMD...: one request to the host agent (selftests/vm/rigctl.py); prints
-# the reply after "ok", fails the test on "err".
+# the reply after "ok", fails the test on "err" or no reply.
 rig() {
-	local reply
+	local reply rc
 	[ -n "${BLKFLOOR_RIG:-}" ] || skip "no host agent port"
-	exec 9<>"$BLKFLOOR_RIG"
-	printf '%s\n' "$*" >&9
-	read -r -t 20 reply <&9 || { exec 9>&-; fail "rig: no reply to '$*'"; }
-	exec 9>&-
-	case $reply in
-	ok*) printf '%s\n' "${reply#ok}" | sed 's/^ //' ;;
-	*) fail "rig: '$*': $reply" ;;
-	esac
+	reply=$(python3 "$BLKFLOOR_TOP/selftests/vm/rigctl.py" --client \
+		--port "$BLKFLOOR_RIG" --timeout 20 "$@")
+	rc=$?
+	[ $rc = 0 ] || fail "rig $*: ${reply:-no reply} (rc $rc)"
+	printf '%s\n' "$reply"
 }
 
 # json_get FILE EXPR: evaluate a Python expression on the parsed JSON 'j'.
