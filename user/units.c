@@ -269,3 +269,18 @@ char *bf_fmt_duration(char *buf, size_t len, double s)
 	}
 	return buf;
 }
+
+char *bf_fmt_lat(char *buf, size_t len, double ns)
+{
+	if (ns < 0 || !isfinite(ns))
+		ns = 0;
+	if (ns < 1e3)
+		snprintf(buf, len, "%.0f ns", ns);
+	else if (ns < 1e6)
+		fmt3(buf, len, ns / 1e3, "us");
+	else if (ns < 1e9)
+		fmt3(buf, len, ns / 1e6, "ms");
+	else
+		fmt3(buf, len, ns / 1e9, "s");
+	return buf;
+}

@@ -29,6 +29,9 @@ char *bf_fmt_bs(char *buf, size_t len, uint64_t bytes);		/* "128 KiB" */
 char *bf_fmt_rate(char *buf, size_t len, double bytes_per_s);	/* "12.3 MB/s" */
 char *bf_fmt_duration(char *buf, size_t len, double seconds);	/* "4.2 s" */
 
+/* A latency in ns: "850 ns", "12.3 us", "1.23 ms", "2.50 s" */
+char *bf_fmt_lat(char *buf, size_t len, double ns);
+
 #define BF_FMT_LEN 32
 
 #endif /* BLKFLOOR_UNITS_H */

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device identity and transport from sysfs.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "devinfo.h"
+
+/* snprintf whose truncation is acceptable (sysfs paths and names) */
+static void __attribute__((format(printf, 3, 4)))
+fmt(char *buf, size_t len, const char *f, ...)
+{
+	va_list ap;
+
+	va_start(ap, f);
+	vsnprintf(buf, len, f, ap);
+	va_end(ap);
+}
+
+/* Read a one-line sysfs attribute, trimmed; "" if absent. */
+static void read_attr(const char *dir, const char *attr, char *buf,
+		      size_t len)
+{
+	char path[PATH_MAX];
+	size_t n;
+	FILE *f;
+	char *s;
+
+	buf[0] = '\0';
+	fmt(path, sizeof(path), "%s/%s", dir, attr);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (!fgets(buf, len, f))
+		buf[0] = '\0';
+	fclose(f);
+	n = strlen(buf);
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' ' ||
+		     buf[n - 1] == '\t'))
+		buf[--n] = '\0';
+	for (s = buf; *s == ' '; s++)
+		;
+	memmove(buf, s, strlen(s) + 1);
+}
+
+static int exists(const char *dir, const char *attr)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	fmt(path, sizeof(path), "%s/%s", dir, attr);
+	return !stat(path, &st);
+}
+
+/* basename of the target of symlink @dir/@link; "" if none */
+static void link_base(const char *dir, const char *link, char *buf,
+		      size_t len)
+{
+	char path[PATH_MAX], tgt[PATH_MAX];
+	ssize_t n;
+	char *b;
+
+	buf[0] = '\0';
+	fmt(path, sizeof(path), "%s/%s", dir, link);
+	n = readlink(path, tgt, sizeof(tgt) - 1);
+	if (n <= 0)
+		return;
+	tgt[n] = '\0';
+	b = strrchr(tgt, '/');
+	fmt(buf, len, "%s", b ? b + 1 : tgt);
+}
+
+static bool prefix(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+/*
+ * The SCSI host ("host3") in a resolved device path, or -1.
+ */
+static int scsi_host(const char *path)
+{
+	const char *p = path;
+
+	while ((p = strstr(p, "/host"))) {
+		char *end;
+		long n = strtol(p + 5, &end, 10);
+
+		if (end != p + 5 && (*end == '/' || !*end))
+			return (int)n;
+		p += 5;
+	}
+	return -1;
+}
+
+/* Walk up from @path looking for a USB device directory (has idVendor). */
+static bool usb_dev_dir(const char *sysroot, const char *path, char *out,
+			size_t len)
+{
+	char cur[PATH_MAX];
+	size_t rootlen = strlen(sysroot);
+	char *slash;
+
+	fmt(cur, sizeof(cur), "%s", path);
+	while ((slash = strrchr(cur, '/')) && (size_t)(slash - cur) > rootlen) {
+		*slash = '\0';
+		if (exists(cur, "idVendor")) {
+			fmt(out, len, "%s", cur);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Driver of the USB interface that holds @path (e.g. "uas"). */
+static void usb_intf_driver(const char *path, char *buf, size_t len)
+{
+	char cur[PATH_MAX];
+	char *slash;
+
+	buf[0] = '\0';
+	fmt(cur, sizeof(cur), "%s", path);
+	while ((slash = strrchr(cur, '/'))) {
+		*slash = '\0';
+		/* an interface directory: "2-1:1.0" */
+		if (strchr(slash + 1, ':') && strchr(slash + 1, '-') &&
+		    strchr(slash + 1, '.')) {
+			char d[PATH_MAX];
+
+			fmt(d, sizeof(d), "%s/%s", cur, slash + 1);
+			link_base(d, "driver", buf, len);
+			if (buf[0])
+				return;
+		}
+	}
+}
+
+int bf_devinfo_read(const char *sysroot, const char *name,
+		    struct bf_devinfo *di)
+{
+	char cls[PATH_MAX], real[PATH_MAX], dev[PATH_MAX], tmp[PATH_MAX];
+	int host;
+
+	memset(di, 0, sizeof(*di));
+	fmt(di->transport, sizeof(di->transport), "unknown");
+	fmt(di->name, sizeof(di->name), "%s", name);
+	fmt(cls, sizeof(cls), "%s/class/block/%s", sysroot, name);
+	if (!realpath(cls, real))
+		return -ENOENT;
+	/* a partition: use its disk */
+	if (exists(real, "partition")) {
+		char *slash = strrchr(real, '/');
+
+		if (slash) {
+			*slash = '\0';
+			slash = strrchr(real, '/');
+			if (slash)
+				fmt(di->name, sizeof(di->name), "%s",
+					 slash + 1);
+		}
+	}
+	fmt(dev, sizeof(dev), "%s/device", real);
+	read_attr(dev, "model", di->model, sizeof(di->model));
+	read_attr(dev, "vendor", di->vendor, sizeof(di->vendor));
+	read_attr(dev, "serial", di->serial, sizeof(di->serial));
+	if (!di->serial[0])
+		read_attr(real, "serial", di->serial, sizeof(di->serial));
+
+	host = scsi_host(real);
+	if (host >= 0) {
+		fmt(tmp, sizeof(tmp), "%s/class/scsi_host/host%d", sysroot,
+			 host);
+		read_attr(tmp, "proc_name", di->driver, sizeof(di->driver));
+	}
+
+	if (prefix(di->name, "nullb")) {
+		fmt(di->transport, sizeof(di->transport), "null_blk");
+	} else if (strstr(real, "/usb")) {
+		char usb[PATH_MAX];
+
+		if (!di->driver[0])
+			usb_intf_driver(real, di->driver, sizeof(di->driver));
+		if (!strcmp(di->driver, "uas"))
+			fmt(di->transport, sizeof(di->transport), "uas");
+		else if (!strcmp(di->driver, "usb-storage"))
+			fmt(di->transport, sizeof(di->transport),
+				 "usb-storage");
+		else
+			fmt(di->transport, sizeof(di->transport), "usb");
+		if (usb_dev_dir(sysroot, real, usb, sizeof(usb))) {
+			if (!di->serial[0])
+				read_attr(usb, "serial", di->serial,
+					  sizeof(di->serial));
+			if (!di->model[0])
+				read_attr(usb, "product", di->model,
+					  sizeof(di->model));
+			if (!di->vendor[0])
+				read_attr(usb, "manufacturer", di->vendor,
+					  sizeof(di->vendor));
+		}
+	} else if (prefix(di->name, "nvme") || strstr(real, "/nvme")) {
+		fmt(di->transport, sizeof(di->transport), "nvme");
+	} else if (prefix(di->name, "vd") && strstr(real, "/virtio")) {
+		fmt(di->transport, sizeof(di->transport), "virtio_blk");
+	} else if (!strcmp(di->driver, "scsi_debug")) {
+		fmt(di->transport, sizeof(di->transport), "scsi_debug");
+	} else if (strstr(real, "/ata")) {
+		fmt(di->transport, sizeof(di->transport), "sata");
+	} else if (prefix(di->name, "loop")) {
+		fmt(di->transport, sizeof(di->transport), "loop");
+	} else if (prefix(di->name, "dm-")) {
+		fmt(di->transport, sizeof(di->transport), "device-mapper");
+	} else if (prefix(di->name, "md")) {
+		fmt(di->transport, sizeof(di->transport), "md");
+	} else if (prefix(di->name, "mmcblk")) {
+		fmt(di->transport, sizeof(di->transport), "mmc");
+	} else if (prefix(di->name, "ublkb")) {
+		fmt(di->transport, sizeof(di->transport), "ublk");
+	} else if (strstr(real, "/virtio")) {
+		fmt(di->transport, sizeof(di->transport), "virtio-scsi");
+	} else if (host >= 0) {
+		fmt(di->transport, sizeof(di->transport), "scsi%s%s",
+			 di->driver[0] ? ":" : "", di->driver);
+	}
+	return 0;
+}
+
+void bf_dev_basename(const char *dev, char *buf, size_t len)
+{
+	char real[PATH_MAX];
+	const char *b;
+
+	if (!realpath(dev, real))
+		fmt(real, sizeof(real), "%s", dev);
+	b = strrchr(real, '/');
+	fmt(buf, len, "%s", b ? b + 1 : real);
+}

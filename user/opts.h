@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Command-line options shared by the run-like commands. Parsing is pure: it
+ * fills struct bf_opts and never touches netlink, so it is unit-tested.
+ */
+#ifndef BLKFLOOR_OPTS_H
+#define BLKFLOOR_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum bf_optid {
+	BF_O_RW, BF_O_BS, BF_O_QD, BF_O_OFFSET, BF_O_SIZE, BF_O_TIME,
+	BF_O_LOOPS, BF_O_RATE, BF_O_INTERVAL, BF_O_DATA, BF_O_SEED, BF_O_FUA,
+	BF_O_PREFLUSH, BF_O_ERR_LIMIT, BF_O_RING, BF_O_NO_OWN, BF_O_TRACE,
+	BF_O_JSON, BF_O_QUIET, BF_O_YES, BF_O_PERCENT, BF_O_MIN,
+	BF_O_NR,
+};
+
+#define BF_OPT(x)	(1U << BF_O_##x)
+/* What every command that starts runs accepts. */
+#define BF_OPTS_COMMON	(BF_OPT(INTERVAL) | BF_OPT(RING) | BF_OPT(NO_OWN) | \
+			 BF_OPT(TRACE) | BF_OPT(JSON) | BF_OPT(QUIET) | \
+			 BF_OPT(YES) | BF_OPT(FUA) | BF_OPT(PREFLUSH) | \
+			 BF_OPT(ERR_LIMIT) | BF_OPT(SEED) | BF_OPT(DATA))
+
+#define BF_MAX_POS 4
+
+struct bf_opts {
+	uint32_t set;			/* BF_OPT() bits seen */
+	const char *pos[BF_MAX_POS];	/* positional arguments */
+	int npos;
+	uint8_t op;			/* enum blkfloor_op */
+	uint8_t pattern;		/* enum blkfloor_pattern */
+	uint8_t data;			/* enum blkfloor_data */
+	uint32_t bs;
+	uint32_t qd;
+	uint64_t offset;
+	uint64_t size;
+	uint64_t time_ns;
+	uint32_t loops;
+	uint64_t rate_bps;
+	uint64_t rate_iops;
+	uint64_t interval_ns;
+	uint64_t seed;
+	bool fua;
+	bool preflush;
+	uint32_t err_limit;
+	uint32_t ring;
+	bool no_own;
+	const char *trace;
+	bool json;
+	bool quiet;
+	bool yes;			/* --yes-destroy-data */
+	uint32_t percent;
+	uint64_t min;
+};
+
+/*
+ * Parse argv[1..argc-1] (argv[0] is the command name) accepting the options
+ * in @allowed and between @min_pos and @max_pos positional arguments. Fields
+ * not given keep their values, so set defaults first. Returns 0, or -EINVAL
+ * with a one-line reason in @err.
+ */
+int bf_opts_parse(struct bf_opts *o, int argc, char **argv, uint32_t allowed,
+		  int min_pos, int max_pos, char *err, size_t errlen);
+
+/* "--rw" values; returns 0 or -EINVAL. */
+int bf_parse_rw(const char *s, uint8_t *op, uint8_t *pattern);
+const char *bf_rw_name(uint8_t op, uint8_t pattern);
+const char *bf_op_name(uint8_t op);
+const char *bf_pattern_name(uint8_t pattern);
+const char *bf_data_name(uint8_t data);
+const char *bf_state_name(uint8_t state);
+bool bf_op_destructive(uint8_t op);
+
+#endif /* BLKFLOOR_OPTS_H */

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a finished run prints: the summary (text, JSON) and its trace file.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <netlink/genl/genl.h>
+
+#include "blkfloor.h"
+#include "devinfo.h"
+#include "run.h"
+#include "trace.h"
+#include "units.h"
+
+static const char *const err_names[__BLKFLOOR_ERR_MAX] = {
+	"io", "timeout", "notsupp", "medium", "transport", "nospc",
+	"resource", "protection", "offline",
+};
+
+double bf_run_bps(const struct bf_run_info *ri)
+{
+	return ri->elapsed_ns ? ri->bytes / (ri->elapsed_ns / 1e9) : 0;
+}
+
+double bf_run_iops(const struct bf_run_info *ri)
+{
+	return ri->elapsed_ns ? ri->ios / (ri->elapsed_ns / 1e9) : 0;
+}
+
+static double clampd(double v, double lo, double hi)
+{
+	return v > hi ? hi : v < lo ? lo : v;
+}
+
+void bf_run_lat(const struct bf_run_result *res, struct bf_lat *l)
+{
+	uint64_t ios = 0, sum = 0;
+	bool first = true;
+	size_t i;
+
+	memset(l, 0, sizeof(*l));
+	for (i = 0; i < res->niv; i++) {
+		const struct bf_iv *iv = &res->iv[i];
+
+		if (!iv->have || !iv->ios)
+			continue;
+		if (first || iv->lat_min < l->min)
+			l->min = iv->lat_min;
+		if (iv->lat_max > l->max)
+			l->max = iv->lat_max;
+		first = false;
+		ios += iv->ios;
+		sum += iv->lat_sum;
+	}
+	if (!ios)
+		return;
+	l->mean = (double)sum / ios;
+	l->p50 = clampd(bf_hist_percentile(&res->hist, 50), l->min, l->max);
+	l->p99 = clampd(bf_hist_percentile(&res->hist, 99), l->min, l->max);
+	l->p999 = clampd(bf_hist_percentile(&res->hist, 99.9), l->min, l->max);
+}
+
+void bf_run_print_summary(FILE *f, const struct bf_run_result *res)
+{
+	const struct bf_run_info *ri = &res->info;
+	char a[BF_FMT_LEN], b[BF_FMT_LEN], c[BF_FMT_LEN], d[BF_FMT_LEN];
+	struct bf_lat l;
+	unsigned int i;
+
+	fprintf(f, "run %u on %s: %s %s, bs %s, qd %u\n", ri->id, ri->dev,
+		bf_pattern_name(ri->pattern), bf_op_name(ri->op),
+		bf_fmt_bs(a, sizeof(a), ri->bs), ri->qd);
+	fprintf(f, "  state:     %s%s", bf_state_name(ri->state),
+		res->interrupted ? " (interrupted)" : "");
+	if (ri->state == BLKFLOOR_STATE_FAILED)
+		fprintf(f, ": %s", strerror(-ri->err));
+	fputc('\n', f);
+	fprintf(f, "  done:      %s (%llu bytes) in %s\n",
+		bf_fmt_bytes(a, sizeof(a), ri->bytes),
+		(unsigned long long)ri->bytes,
+		bf_fmt_duration(b, sizeof(b), ri->elapsed_ns / 1e9));
+	fprintf(f, "  rate:      %s mean, %.0f IOPS\n",
+		bf_fmt_rate(a, sizeof(a), bf_run_bps(ri)), bf_run_iops(ri));
+	bf_run_lat(res, &l);
+	if (res->hist.total)
+		fprintf(f, "  latency:   p50 %s, p99 %s, p99.9 %s, max %s\n",
+			bf_fmt_lat(a, sizeof(a), l.p50),
+			bf_fmt_lat(b, sizeof(b), l.p99),
+			bf_fmt_lat(c, sizeof(c), l.p999),
+			bf_fmt_lat(d, sizeof(d), l.max));
+	fprintf(f, "  errors:    %llu", (unsigned long long)ri->errors);
+	for (i = 0; i < __BLKFLOOR_ERR_MAX; i++)
+		if (res->err_class[i])
+			fprintf(f, "%s%s %llu", i ? ", " : " (", err_names[i],
+				(unsigned long long)res->err_class[i]);
+	for (i = 0; i < __BLKFLOOR_ERR_MAX && !res->err_class[i]; i++)
+		;
+	fputs(i < __BLKFLOOR_ERR_MAX ? ")\n" : "\n", f);
+	if (ri->data == BLKFLOOR_DATA_VERIFY || ri->mismatches) {
+		fprintf(f, "  verify:    %llu mismatching blocks",
+			(unsigned long long)ri->mismatches);
+		for (i = 0; i < ri->nmis; i++)
+			fprintf(f, "%s%llu", i ? ", " : " at LBA ",
+				(unsigned long long)ri->mismatch_lba[i]);
+		fputc('\n', f);
+	}
+	fprintf(f, "  intervals: %u", ri->intervals);
+	if (bf_result_missing(res))
+		fprintf(f, " (%u lost: overwritten in the kernel's ring before they were read)",
+			bf_result_missing(res));
+	fputc('\n', f);
+}
+
+void bf_run_json_summary(struct bf_json *j, const struct bf_run_result *res)
+{
+	const struct bf_run_info *ri = &res->info;
+	struct bf_lat l;
+	unsigned int i;
+
+	bf_json_u64(j, "id", ri->id);
+	bf_json_str(j, "device", ri->dev);
+	bf_json_str(j, "op", bf_op_name(ri->op));
+	bf_json_str(j, "pattern", bf_pattern_name(ri->pattern));
+	bf_json_u64(j, "bs", ri->bs);
+	bf_json_u64(j, "qd", ri->qd);
+	bf_json_str(j, "state", bf_state_name(ri->state));
+	bf_json_i64(j, "errno", ri->err);
+	bf_json_bool(j, "interrupted", res->interrupted);
+	bf_json_u64(j, "bytes", ri->bytes);
+	bf_json_u64(j, "ios", ri->ios);
+	bf_json_double(j, "elapsed_s", ri->elapsed_ns / 1e9);
+	bf_json_double(j, "mbps", bf_run_bps(ri) / 1e6);
+	bf_json_double(j, "iops", bf_run_iops(ri));
+	bf_run_lat(res, &l);
+	bf_json_obj_open(j, "latency_us");
+	bf_json_double(j, "min", l.min / 1e3);
+	bf_json_double(j, "mean", l.mean / 1e3);
+	bf_json_double(j, "p50", l.p50 / 1e3);
+	bf_json_double(j, "p99", l.p99 / 1e3);
+	bf_json_double(j, "p99.9", l.p999 / 1e3);
+	bf_json_double(j, "max", l.max / 1e3);
+	bf_json_obj_close(j);
+	bf_json_obj_open(j, "errors");
+	bf_json_u64(j, "total", ri->errors);
+	for (i = 0; i < __BLKFLOOR_ERR_MAX; i++)
+		bf_json_u64(j, err_names[i], res->err_class[i]);
+	bf_json_obj_close(j);
+	bf_json_u64(j, "mismatches", ri->mismatches);
+	bf_json_arr_open(j, "mismatch_lbas");
+	for (i = 0; i < ri->nmis; i++)
+		bf_json_u64(j, NULL, ri->mismatch_lba[i]);
+	bf_json_arr_close(j);
+	bf_json_u64(j, "intervals", ri->intervals);
+	bf_json_u64(j, "intervals_lost", bf_result_missing(res));
+}
+
+int bf_run_exit_code(const struct bf_run_result *res)
+{
+	if (res->info.state == BLKFLOOR_STATE_FAILED) {
+		fprintf(stderr, "blkfloor: run failed: %s\n",
+			strerror(-res->info.err));
+		return EXIT_FAIL;
+	}
+	if (res->interrupted || res->info.state != BLKFLOOR_STATE_DONE)
+		return EXIT_FAIL;
+	return EXIT_OK;
+}
+
+static int version_cb(const struct bf_nl_msg *m, void *arg)
+{
+	char *buf = arg;
+
+	if (m->tb[BLKFLOOR_A_VERSION])
+		snprintf(buf, 64, "%.*s", nla_len(m->tb[BLKFLOOR_A_VERSION]),
+			 (char *)nla_data(m->tb[BLKFLOOR_A_VERSION]));
+	return 0;
+}
+
+int bf_module_version(struct bf_nl *nl, char *buf, size_t len)
+{
+	char v[64] = "";
+	struct nl_msg *msg = bf_nl_msg(nl, BLKFLOOR_CMD_INFO_GET, false);
+	int ret;
+
+	buf[0] = '\0';
+	if (!msg)
+		return -ENOMEM;
+	ret = bf_nl_request(nl, msg, version_cb, v);
+	snprintf(buf, len, "%s", v);
+	return ret;
+}
+
+int bf_run_write_trace(const char *path, struct bf_nl *nl,
+		       const struct bf_run_req *req,
+		       const struct bf_run_result *res, uint64_t dev_size)
+{
+	const struct bf_run_info *ri = &res->info;
+	struct bf_trace_meta m = { 0 };
+	struct bf_devinfo di;
+	char name[64], modver[64];
+	struct utsname u;
+	size_t i;
+	FILE *f;
+	int ret = 0;
+
+	bf_dev_basename(req->dev, name, sizeof(name));
+	bf_devinfo_read("/sys", name, &di);
+	bf_module_version(nl, modver, sizeof(modver));
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "unknown");
+
+	f = fopen(path, "w");
+	if (!f) {
+		ret = -errno;
+		fprintf(stderr, "blkfloor: cannot write trace %s: %s\n", path,
+			strerror(errno));
+		return ret;
+	}
+	m.device = req->dev;
+	m.size_bytes = dev_size;
+	m.model = di.vendor[0] && di.model[0] ? NULL : di.model;
+	m.serial = di.serial;
+	m.transport = di.transport;
+	m.kernel = u.release;
+	m.op = bf_op_name(ri->op);
+	m.pattern = ri->pattern == BLKFLOOR_PATTERN_SEQ ? "seq" : "random";
+	m.bs = ri->bs;
+	m.qd = ri->qd;
+	m.interval_ns = ri->interval_ns ? ri->interval_ns :
+			req->interval_ns ? req->interval_ns :
+			BLKFLOOR_INTERVAL_DEFAULT_NS;
+	m.data = bf_data_name(ri->data);
+	m.seed = ri->seed;
+	m.start_time_ns = ri->start_time_ns;
+	m.cli_version = BLKFLOOR_CLI_VERSION;
+	m.module_version = modver;
+	{
+		char model[200];
+
+		if (!m.model) {
+			snprintf(model, sizeof(model), "%s %s", di.vendor,
+				 di.model);
+			m.model = model;
+		}
+		bf_trace_write_header(f, &m);
+	}
+	for (i = 0; i < res->niv; i++)
+		if (res->iv[i].have)
+			bf_trace_write_iv(f, &res->iv[i]);
+	bf_trace_write_end(f, bf_state_name(ri->state), ri->err,
+			   bf_result_missing(res));
+	if (fclose(f)) {
+		ret = -errno;
+		fprintf(stderr, "blkfloor: cannot write trace %s: %s\n", path,
+			strerror(errno));
+	}
+	return ret;
+}
