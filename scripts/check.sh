@@ -91,6 +91,11 @@ fi
 suite "static checks" scripts/static-checks.sh
 
 # ---- guests -------------------------------------------------------------
+if ! make -s -C selftests >"$logdir/selftests-build.log" 2>&1; then
+	cat "$logdir/selftests-build.log"
+	failures+=("selftests: C programs do not build")
+	failed=$((failed + 1))
+fi
 for kver in $CHECK_KERNELS; do
 	suite "build $kver W=1" single "module builds with W=1 on $kver" \
 		scripts/build-module.sh "$kver"
