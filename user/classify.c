@@ -23,13 +23,15 @@
 #include <string.h>
 
 #include "classify.h"
+#include "json.h"
 
-#define BF_PEN		3.0	/* penalty factor on sigma^2 ln(n) */
+#define BF_PEN		4.0	/* penalty factor on sigma^2 ln(n) */
 #define BF_MINSEG	2	/* samples */
 #define BF_REL_STEP	0.0953	/* ln(1.10): smaller steps are not plateaus */
 #define BF_Z		3.0	/* z for "beyond the noise" between segments */
 #define BF_BURST_BYTES	1e9	/* a burst above the floor is well under 1 GB */
 #define BF_ERRATIC_SD	0.30	/* pooled in-plateau spread (log) of ftl */
+#define BF_BACKWARDS	0.2231	/* ln(1.25): "runs backwards" is a real climb */
 
 const char *bf_class_name(enum bf_class c)
 {
@@ -275,6 +277,12 @@ static bool try_merge_similar(struct bf_work *w, size_t i)
 	return true;
 }
 
+/* Bytes a burst wrote beyond what the plateau at @lvl would have. */
+static double excess_bytes(const struct bf_seg *b, double lvl)
+{
+	return b->bytes - exp(lvl) * 1e6 * b->dur;
+}
+
 /* A short burst or dip between two plateaus of the same level. */
 static bool try_excursion(struct bf_work *w, size_t i, double total)
 {
@@ -293,7 +301,7 @@ static bool try_excursion(struct bf_work *w, size_t i, double total)
 		return false;
 	if (b->dur > 0.5 * fmax(a->dur, c->dur) || b->dur > 0.1 * total)
 		return false;
-	if (up && b->bytes >= BF_BURST_BYTES)
+	if (up && excess_bytes(b, (a->lvl + c->lvl) / 2) >= BF_BURST_BYTES)
 		return false;
 	merge(w, i - 1, i + 1, 1);
 	return true;
@@ -314,7 +322,8 @@ static bool try_transition(struct bf_work *w, size_t i, double total)
 	hi = fmax(a->lvl, c->lvl);
 	if (b->lvl <= lo || b->lvl >= hi)
 		return false;
-	if (b->dur >= 0.25 * fmin(a->dur, c->dur) && b->dur >= 0.03 * total)
+	if (seg_n(b) > 2 && b->dur >= 0.25 * fmin(a->dur, c->dur) &&
+	    b->dur >= 0.03 * total)
 		return false;
 	if (fabs(b->lvl - a->lvl) <= fabs(b->lvl - c->lvl))
 		merge(w, i - 1, i, 0);
@@ -323,25 +332,39 @@ static bool try_transition(struct bf_work *w, size_t i, double total)
 	return true;
 }
 
-/* A short warm-up below the first plateau, or a short stub at the end. */
+/*
+ * A warm-up below the first plateau: short, or only a little slower and
+ * not long; a tail of short segments at the end (a burst or a stall the
+ * run ended in) that wrote less than a burst's worth of extra bytes.
+ */
 static bool try_ends(struct bf_work *w, double total)
 {
 	struct bf_seg *a, *b;
+	double tail = 0, extra = 0;
+	size_t j;
 
 	if (w->nseg < 2)
 		return false;
 	a = &w->seg[0];
 	b = &w->seg[1];
-	if (a->lvl < b->lvl && a->dur <= 0.05 * total && a->dur <= 0.5 * b->dur) {
+	if (a->lvl < b->lvl &&
+	    ((a->dur <= 0.05 * total && a->dur <= 0.5 * b->dur) ||
+	     (b->lvl - a->lvl < BF_BACKWARDS && a->dur <= 0.2 * total))) {
 		merge(w, 0, 1, 0);
 		return true;
 	}
-	a = &w->seg[w->nseg - 2];
-	b = &w->seg[w->nseg - 1];
-	if (b->dur <= 0.05 * total && b->dur <= 0.5 * a->dur &&
-	    (b->lvl < a->lvl || b->bytes < BF_BURST_BYTES)) {
-		merge(w, w->nseg - 2, w->nseg - 1, 1);
-		return true;
+	/* the tail is seg[j..]; seg[j - 1] is the plateau it would join */
+	for (j = w->nseg - 1; j > 0; j--) {
+		a = &w->seg[j - 1];
+		tail += w->seg[j].dur;
+		extra += w->seg[j].bytes;
+		if (tail > 0.1 * total)
+			return false;
+		if (tail <= 0.5 * a->dur &&
+		    extra - exp(a->lvl) * 1e6 * tail < BF_BURST_BYTES) {
+			merge(w, j - 1, w->nseg - 1, 1);
+			return true;
+		}
 	}
 	return false;
 }
@@ -492,12 +515,12 @@ static void fmt_rate(char *b, size_t len, double mbps)
 	}
 }
 
-void bf_fmt_rate(char *b, size_t len, double mbps)
+void bf_fmt_mbps(char *b, size_t len, double mbps)
 {
 	fmt_rate(b, len, mbps);
 }
 
-void bf_fmt_bytes(char *b, size_t len, double bytes)
+void bf_fmt_si_bytes(char *b, size_t len, double bytes)
 {
 	static const char *const u[] = { "B", "kB", "MB", "GB", "TB" };
 	double v = bytes;
@@ -533,7 +556,7 @@ static void explain(struct bf_report *r, const char *why)
 	fmt_rate(pk, sizeof(pk), r->peak_mbps);
 	fmt_rate(fl, sizeof(fl), r->floor_mbps);
 	fmt_rate(mn, sizeof(mn), r->mean_mbps);
-	bf_fmt_bytes(tb, sizeof(tb), r->total_bytes);
+	bf_fmt_si_bytes(tb, sizeof(tb), r->total_bytes);
 	bf_fmt_secs(tt, sizeof(tt), r->total_s);
 
 	switch (r->class) {
@@ -545,7 +568,7 @@ static void explain(struct bf_report *r, const char *why)
 			 mn, why);
 		break;
 	case BF_CLASS_CACHE_EXHAUSTION:
-		bf_fmt_bytes(cb, sizeof(cb), r->cache_bytes);
+		bf_fmt_si_bytes(cb, sizeof(cb), r->cache_bytes);
 		snprintf(r->explain, sizeof(r->explain),
 			 "One clean step at %.0f s after %s, from %s to %s MB/s, no recovery: the SLC cache ran out. The cache holds about %s; past it the drive writes at %s MB/s (mean %s MB/s over %s in %s%s).",
 			 r->step_time_s, cb, pk, fl, cb, fl, mn, tb, tt,
@@ -675,9 +698,8 @@ static int classify(struct bf_work *w, struct bf_report *r)
 				break;
 			}
 	}
-	if (!erratic && w->nseg >= 2 && kmax > 0 &&
-	    !seg_similar(w, &w->seg[0], &w->seg[kmax]) &&
-	    w->seg[0].lvl < lvl_hi)
+	if (!erratic && kmax > 0 && lvl_hi - w->seg[0].lvl >= BF_BACKWARDS &&
+	    !seg_similar(w, &w->seg[0], &w->seg[kmax]))
 		backwards = true;
 
 	r->has_step = false;
@@ -700,7 +722,7 @@ static int classify(struct bf_work *w, struct bf_report *r)
 		r->class = BF_CLASS_STEADY;
 		snprintf(why, sizeof(why), "spread %.0f %%",
 			 100 * (exp(spread) - 1));
-	} else if (r->recovered || w->nseg >= 3) {
+	} else if (r->recovered || w->nseg >= 3 || kmax > 0) {
 		r->class = BF_CLASS_THERMAL_THROTTLING;
 	} else {
 		r->class = BF_CLASS_CACHE_EXHAUSTION;
@@ -793,11 +815,11 @@ void bf_report_print(FILE *f, const struct bf_report *r)
 	fmt_rate(b, sizeof(b), r->floor_mbps);
 	fmt_rate(c, sizeof(c), r->mean_mbps);
 	fprintf(f, "peak: %s MB/s\nfloor: %s MB/s\nmean: %s MB/s\n", a, b, c);
-	bf_fmt_bytes(a, sizeof(a), r->total_bytes);
+	bf_fmt_si_bytes(a, sizeof(a), r->total_bytes);
 	bf_fmt_secs(b, sizeof(b), r->total_s);
 	fprintf(f, "written: %s in %s\n", a, b);
 	if (r->has_step) {
-		bf_fmt_bytes(a, sizeof(a), r->cache_bytes);
+		bf_fmt_si_bytes(a, sizeof(a), r->cache_bytes);
 		fprintf(f, "step: at %.1f s\ncache: %s (%.0f bytes)\n",
 			r->step_time_s, a, r->cache_bytes);
 	}
@@ -807,7 +829,7 @@ void bf_report_print(FILE *f, const struct bf_report *r)
 		const struct bf_segment *g = &r->seg[i];
 
 		fmt_rate(a, sizeof(a), g->level_mbps);
-		bf_fmt_bytes(b, sizeof(b), g->bytes);
+		bf_fmt_si_bytes(b, sizeof(b), g->bytes);
 		fprintf(f, "  %10.1f s .. %10.1f s  %10s MB/s  %10s", g->start_s,
 			g->end_s, a, b);
 		if (g->nexcursions)
@@ -818,92 +840,50 @@ void bf_report_print(FILE *f, const struct bf_report *r)
 	fprintf(f, "\n%s\n", r->explain);
 }
 
-void bf_json_string(FILE *f, const char *s)
+static double r3(double v)
 {
-	const unsigned char *p = (const unsigned char *)s;
-
-	fputc('"', f);
-	for (; *p; p++) {
-		switch (*p) {
-		case '"':
-			fputs("\\\"", f);
-			break;
-		case '\\':
-			fputs("\\\\", f);
-			break;
-		case '\n':
-			fputs("\\n", f);
-			break;
-		case '\r':
-			fputs("\\r", f);
-			break;
-		case '\t':
-			fputs("\\t", f);
-			break;
-		default:
-			if (*p < 0x20)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
-		}
-	}
-	fputc('"', f);
-}
-
-void bf_json_number(FILE *f, double v)
-{
-	if (!isfinite(v))
-		fputs("null", f);
-	else if (v == floor(v) && fabs(v) < 9e15)
-		fprintf(f, "%.0f", v);
-	else
-		fprintf(f, "%.6g", v);
-}
-
-static void json_kv(FILE *f, const char *k, double v, bool comma)
-{
-	bf_json_string(f, k);
-	fputs(": ", f);
-	bf_json_number(f, v);
-	if (comma)
-		fputs(", ", f);
+	return round(v * 1000) / 1000;
 }
 
 void bf_report_json(FILE *f, const struct bf_report *r)
 {
+	struct bf_json j;
 	size_t i;
 
-	fputs("{\"class\": ", f);
-	bf_json_string(f, bf_class_name(r->class));
-	fputs(", ", f);
-	json_kv(f, "peak_MBps", round(r->peak_mbps * 1000) / 1000, true);
-	json_kv(f, "floor_MBps", round(r->floor_mbps * 1000) / 1000, true);
-	json_kv(f, "mean_MBps", round(r->mean_mbps * 1000) / 1000, true);
-	json_kv(f, "cache_bytes", r->has_step ? round(r->cache_bytes) : NAN,
-		true);
-	json_kv(f, "step_time_s", r->has_step ? r->step_time_s : NAN, true);
-	fprintf(f, "\"recovered\": %s, ", r->recovered ? "true" : "false");
-	json_kv(f, "total_bytes", round(r->total_bytes), true);
-	json_kv(f, "total_s", r->total_s, true);
-	json_kv(f, "noise_rel", round(r->noise_rel * 1e4) / 1e4, true);
-	fputs("\"segments\": [", f);
+	bf_json_init(&j, f);
+	bf_json_obj_open(&j, NULL);
+	bf_json_str(&j, "class", bf_class_name(r->class));
+	bf_json_double(&j, "peak_MBps", r3(r->peak_mbps));
+	bf_json_double(&j, "floor_MBps", r3(r->floor_mbps));
+	bf_json_double(&j, "mean_MBps", r3(r->mean_mbps));
+	if (r->has_step) {
+		bf_json_u64(&j, "cache_bytes", llround(r->cache_bytes));
+		bf_json_double(&j, "step_time_s", r3(r->step_time_s));
+	} else {
+		bf_json_null(&j, "cache_bytes");
+		bf_json_null(&j, "step_time_s");
+	}
+	bf_json_bool(&j, "recovered", r->recovered);
+	bf_json_u64(&j, "total_bytes", llround(r->total_bytes));
+	bf_json_double(&j, "total_s", r3(r->total_s));
+	bf_json_double(&j, "noise_rel", round(r->noise_rel * 1e4) / 1e4);
+	bf_json_arr_open(&j, "segments");
 	for (i = 0; i < r->nseg; i++) {
 		const struct bf_segment *g = &r->seg[i];
 
-		fputs(i ? ", {" : "{", f);
-		json_kv(f, "start_s", g->start_s, true);
-		json_kv(f, "end_s", g->end_s, true);
-		json_kv(f, "mean_MBps", round(g->mean_mbps * 1000) / 1000, true);
-		json_kv(f, "level_MBps", round(g->level_mbps * 1000) / 1000,
-			true);
-		json_kv(f, "bytes", round(g->bytes), true);
-		json_kv(f, "samples", (double)g->nsamples, true);
-		json_kv(f, "excursions", g->nexcursions, false);
-		fputc('}', f);
+		bf_json_obj_open(&j, NULL);
+		bf_json_double(&j, "start_s", r3(g->start_s));
+		bf_json_double(&j, "end_s", r3(g->end_s));
+		bf_json_double(&j, "mean_MBps", r3(g->mean_mbps));
+		bf_json_double(&j, "level_MBps", r3(g->level_mbps));
+		bf_json_u64(&j, "bytes", llround(g->bytes));
+		bf_json_u64(&j, "samples", g->nsamples);
+		bf_json_u64(&j, "excursions", g->nexcursions);
+		bf_json_obj_close(&j);
 	}
-	fputs("], \"explanation\": ", f);
-	bf_json_string(f, r->explain);
-	fputs("}\n", f);
+	bf_json_arr_close(&j);
+	bf_json_str(&j, "explanation", r->explain);
+	bf_json_obj_close(&j);
 }
 
 /* ---- prediction ------------------------------------------------------- */

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Classifier accuracy on the synthetic test set (user/synth.c): every kind
+ * of curve at noise 2/5/10 %, sampling intervals 0.1..5 s, 50..2000
+ * samples, QEMU-sized and real-world magnitudes. Each case must get the
+ * right class, peak and floor within 10 %, the cache size within 15 %, and
+ * the recovered flag where the truth defines one.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#pragma GCC diagnostic push
+
+/* the harness defines a few non-static functions without prototypes */
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#include "kselftest_harness.h"
+#pragma GCC diagnostic pop
+#include "classify.h"
+#include "synth.h"
+
+static bool within(double got, double want, double tol)
+{
+	return isfinite(got) && fabs(got - want) <= tol * fabs(want);
+}
+
+/* Returns true if the case passes; otherwise says why in @why. */
+static bool check_case(const struct bf_synth_params *p, char *why, size_t len,
+		       enum bf_class *truth_class)
+{
+	struct bf_series ser = { 0 };
+	struct bf_synth_truth t;
+	struct bf_report r;
+	bool ok = false;
+	int ret;
+
+	ret = bf_synth_gen(p, &ser, &t);
+	*truth_class = t.class;
+	if (ret) {
+		snprintf(why, len, "generator failed: %d", ret);
+		goto out;
+	}
+	ret = bf_classify(ser.s, ser.n, &r);
+	if (ret) {
+		snprintf(why, len, "classify failed: %d", ret);
+		goto out;
+	}
+	if (r.class != t.class)
+		snprintf(why, len, "class %s, want %s (%zu plateaus)",
+			 bf_class_name(r.class), bf_class_name(t.class),
+			 r.nseg);
+	else if (!within(r.peak_mbps, t.peak_mbps, 0.10))
+		snprintf(why, len, "peak %.1f, want %.1f", r.peak_mbps,
+			 t.peak_mbps);
+	else if (!within(r.floor_mbps, t.floor_mbps, 0.10))
+		snprintf(why, len, "floor %.1f, want %.1f", r.floor_mbps,
+			 t.floor_mbps);
+	else if (isfinite(t.cache_bytes) &&
+		 (!r.has_step || !within(r.cache_bytes, t.cache_bytes, 0.15)))
+		snprintf(why, len, "cache %.4g B, want %.4g B", r.cache_bytes,
+			 t.cache_bytes);
+	else if (!isfinite(t.cache_bytes) && r.has_step)
+		snprintf(why, len, "reports a cache step");
+	else if (t.recovered >= 0 && r.recovered != (t.recovered == 1))
+		snprintf(why, len, "recovered %d, want %d", r.recovered,
+			 t.recovered);
+	else
+		ok = true;
+	bf_report_free(&r);
+out:
+	bf_series_free(&ser);
+	return ok;
+}
+
+static void describe(const struct bf_synth_params *p, char *b, size_t len)
+{
+	snprintf(b, len, "%s/%s noise=%.2f dt=%gs n=%zu seed=%llu",
+		 bf_synth_kind_name(p->kind),
+		 p->scale == BF_SYN_REAL ? "real" : "qemu", p->noise, p->dt,
+		 p->n, (unsigned long long)p->seed);
+}
+
+/* Run every case of one kind; returns the number of failures. */
+static int run_kind(struct __test_metadata *_metadata, int kind)
+{
+	size_t total = bf_synth_set(NULL, 0), i, cnt = 0;
+	struct bf_synth_params *set = calloc(total, sizeof(*set));
+	int fails = 0;
+
+	if (!set)
+		return -1;
+	bf_synth_set(set, total);
+	for (i = 0; i < total; i++) {
+		char why[160], d[160];
+		enum bf_class c;
+
+		if ((int)set[i].kind != kind)
+			continue;
+		cnt++;
+		if (check_case(&set[i], why, sizeof(why), &c))
+			continue;
+		describe(&set[i], d, sizeof(d));
+		if (fails++ < 8)
+			TH_LOG("%s: %s", d, why);
+	}
+	TH_LOG("%s: %zu/%zu cases right", bf_synth_kind_name(kind),
+	       cnt - fails, cnt);
+	free(set);
+	return cnt ? fails : -1;
+}
+
+#define KIND_TEST(name, kind) TEST(set_##name) { ASSERT_EQ(0, run_kind(_metadata, kind)); }
+
+KIND_TEST(steady, BF_SYN_STEADY)
+KIND_TEST(steady_dips, BF_SYN_STEADY_DIPS)
+KIND_TEST(cache, BF_SYN_CACHE)
+KIND_TEST(cache_short, BF_SYN_CACHE_SHORT)
+KIND_TEST(cache_bursts, BF_SYN_CACHE_BURSTS)
+KIND_TEST(cache_small_step, BF_SYN_CACHE_SMALL)
+KIND_TEST(thermal_stages, BF_SYN_THERMAL_STAGES)
+KIND_TEST(thermal_down, BF_SYN_THERMAL_DOWN)
+KIND_TEST(thermal_sawtooth, BF_SYN_THERMAL_SAW)
+KIND_TEST(ftl_erratic, BF_SYN_FTL_ERRATIC)
+KIND_TEST(ftl_fast, BF_SYN_FTL_FAST)
+KIND_TEST(ftl_backwards, BF_SYN_FTL_BACKWARDS)
+KIND_TEST(ftl_slow_first, BF_SYN_FTL_SLOWFIRST)
+
+/* Accuracy per class over the whole set, as the issue asks to report. */
+TEST(set_accuracy_per_class)
+{
+	size_t total = bf_synth_set(NULL, 0), i;
+	struct bf_synth_params *set = calloc(total, sizeof(*set));
+	size_t right[4] = { 0 }, all[4] = { 0 };
+	int c;
+
+	ASSERT_NE(NULL, set);
+	bf_synth_set(set, total);
+	for (i = 0; i < total; i++) {
+		char why[160];
+		enum bf_class k;
+		bool ok = check_case(&set[i], why, sizeof(why), &k);
+
+		all[k]++;
+		right[k] += ok;
+	}
+	for (c = 0; c < 4; c++) {
+		ksft_print_msg("accuracy %-18s %4zu/%-4zu (%.1f %%)\n",
+			       bf_class_name(c), right[c], all[c],
+			       all[c] ? 100.0 * right[c] / all[c] : 0);
+		EXPECT_LT(0UL, all[c]);
+	}
+	free(set);
+}
+
+/* The brief's drive: 2,555 MB/s for 280 GB, then 127 MB/s. */
+static void brief_curve(struct bf_series *ser, double dt, double total_s)
+{
+	double bytes = 0, t;
+
+	for (t = dt; t <= total_s + 1e-9; t += dt) {
+		double a = t - dt, step = 280e9 / 2555e6, x;
+
+		if (t <= step)
+			x = 2555;
+		else if (a >= step)
+			x = 127;
+		else
+			x = (2555 * (step - a) + 127 * (t - step)) / dt;
+		bytes += x * 1e6 * dt;
+		bf_series_push(ser, t, dt, x, bytes);
+	}
+}
+
+TEST(brief_example_and_explanation)
+{
+	struct bf_series ser = { 0 };
+	struct bf_report r;
+
+	brief_curve(&ser, 1, 600);
+	ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
+	EXPECT_EQ(BF_CLASS_CACHE_EXHAUSTION, (int)r.class);
+	EXPECT_TRUE(within(r.cache_bytes, 280e9, 0.01));
+	EXPECT_TRUE(within(r.step_time_s, 109.6, 0.01));
+	EXPECT_TRUE(within(r.peak_mbps, 2555, 0.01));
+	EXPECT_TRUE(within(r.floor_mbps, 127, 0.01));
+	EXPECT_FALSE(r.recovered);
+	EXPECT_NE(NULL, strstr(r.explain, "280 GB"));
+	EXPECT_NE(NULL, strstr(r.explain, "2,555"));
+	EXPECT_NE(NULL, strstr(r.explain, "127 MB/s"));
+	EXPECT_NE(NULL, strstr(r.explain, "SLC cache ran out"));
+	bf_report_free(&r);
+	bf_series_free(&ser);
+}
+
+TEST(predict_500GB_brief)
+{
+	struct bf_series ser = { 0 };
+	struct bf_report r;
+	double end, t;
+
+	brief_curve(&ser, 1, 400);
+	ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
+	/* 280 GB at 2,555 MB/s + 220 GB at 127 MB/s = 1,842 s (~31 min) */
+	t = bf_predict_seconds(&r, 500e9, &end);
+	EXPECT_TRUE(within(t, 280e9 / 2555e6 + 220e9 / 127e6, 0.02))
+		TH_LOG("predicted %.1f s", t);
+	EXPECT_TRUE(within(end, 127, 0.02));
+	/* a job that fits the cache ends at the peak rate */
+	t = bf_predict_seconds(&r, 100e9, &end);
+	EXPECT_TRUE(within(t, 100e9 / 2555e6, 0.02));
+	EXPECT_TRUE(within(end, 2555, 0.02));
+	bf_report_free(&r);
+	bf_series_free(&ser);
+}
+
+TEST(too_short_or_invalid)
+{
+	struct bf_sample s[3] = {
+		{ 1, 1, 100, 1e8 }, { 2, 1, 100, 2e8 }, { 3, 0, 100, 3e8 },
+	};
+	struct bf_report r;
+
+	EXPECT_EQ(-EINVAL, bf_classify(s, 2, &r));
+	EXPECT_EQ(-EINVAL, bf_classify(s, 3, &r));	/* dt == 0 */
+	s[2].dt = 1;
+	s[1].mbps = NAN;
+	EXPECT_EQ(-EINVAL, bf_classify(s, 3, &r));
+	s[1].mbps = 100;
+	EXPECT_EQ(0, bf_classify(s, 3, &r));
+	EXPECT_EQ(BF_CLASS_STEADY, (int)r.class);
+	bf_report_free(&r);
+}
+
+TEST(stalled_intervals_are_dips)
+{
+	struct bf_series ser = { 0 };
+	struct bf_report r;
+	double bytes = 0;
+	int i;
+
+	/* a steady run with a few zero-byte intervals (stalls) */
+	for (i = 1; i <= 200; i++) {
+		double x = i % 37 == 0 ? 0 : 300 + (i % 7) - 3;
+
+		bytes += x * 1e6;
+		bf_series_push(&ser, i, 1, x, bytes);
+	}
+	ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
+	EXPECT_EQ(BF_CLASS_STEADY, (int)r.class);
+	EXPECT_TRUE(within(r.floor_mbps, 300, 0.02));
+	bf_report_free(&r);
+	bf_series_free(&ser);
+}
+
+TEST(million_samples_under_a_second)
+{
+	struct bf_synth_params p = {
+		.kind = BF_SYN_CACHE_BURSTS, .scale = BF_SYN_REAL,
+		.noise = 0.05, .dt = 0.1, .n = 1000000, .seed = 7,
+	};
+	struct bf_series ser = { 0 };
+	struct bf_synth_truth t;
+	struct timespec a, b;
+	struct bf_report r;
+	double secs;
+
+	ASSERT_EQ(0, bf_synth_gen(&p, &ser, &t));
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	secs = (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) * 1e-9;
+	ksft_print_msg("classified %zu samples in %.3f s\n", ser.n, secs);
+	EXPECT_EQ((int)t.class, (int)r.class);
+	EXPECT_TRUE(within(r.cache_bytes, t.cache_bytes, 0.15));
+	EXPECT_LT(secs, 1.0);
+	bf_report_free(&r);
+	bf_series_free(&ser);
+}
+
+TEST_HARNESS_MAIN
