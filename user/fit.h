@@ -18,4 +18,22 @@ struct bf_fit {
 int bf_fit_linear(const double *x, const double *y, size_t n,
 		  struct bf_fit *f);
 
+/*
+ * Curves: one sample per interval, @bytes completed and @seconds taken.
+ *
+ * bf_rate_per_chunk: rate (MB/s) over each consecutive @chunk bytes written,
+ * bytes of an interval spread evenly over its time; a final partial chunk is
+ * included. Returns the number of rates written to @out (at most @max).
+ */
+size_t bf_rate_per_chunk(const double *bytes, const double *seconds, size_t n,
+			 double chunk, double *out, size_t max);
+/* Rate (MB/s) over the last @tail bytes of the curve (0 if no time). */
+double bf_tail_rate(const double *bytes, const double *seconds, size_t n,
+		    double tail);
+/*
+ * Knee of a working-set sweep: the first point whose IOPS fall below
+ * @frac times the best of the points before it; -1 if none.
+ */
+int bf_knee(const double *iops, size_t n, double frac);
+
 #endif /* BLKFLOOR_FIT_H */

@@ -143,3 +143,8 @@ void bf_json_null(struct bf_json *j, const char *k)
 	key(j, k);
 	fputs("null", j->f);
 }
+
+void bf_json_key(struct bf_json *j, const char *k)
+{
+	key(j, k);
+}

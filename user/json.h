@@ -31,6 +31,8 @@ void bf_json_i64(struct bf_json *j, const char *key, int64_t val);
 void bf_json_double(struct bf_json *j, const char *key, double val);
 void bf_json_bool(struct bf_json *j, const char *key, bool val);
 void bf_json_null(struct bf_json *j, const char *key);
+/* Emit the separator and @key; the caller then writes one raw value. */
+void bf_json_key(struct bf_json *j, const char *key);
 /* Write a JSON string literal (with quotes) to @f. */
 void bf_json_write_string(FILE *f, const char *s);
 

@@ -101,9 +101,6 @@ void bf_result_free(struct bf_run_result *res);
 /* Intervals the kernel closed that we do not have. */
 uint32_t bf_result_missing(const struct bf_run_result *res);
 
-/* Fill a request from options (the run command's mapping). */
-void bf_req_from_opts(struct bf_run_req *req, const struct bf_opts *o);
-
 /*
  * Start a run, show progress, wait for its end (stopping it on SIGINT or
  * SIGTERM), fetch intervals the multicast stream lost. Returns 0 when the

@@ -260,31 +260,6 @@ bool bf_refuse_destroy(const char *dev, const struct bf_caps *c, uint8_t op,
 	return true;
 }
 
-void bf_req_from_opts(struct bf_run_req *req, const struct bf_opts *o)
-{
-	memset(req, 0, sizeof(*req));
-	req->dev = o->pos[0];
-	req->op = o->op;
-	req->pattern = o->pattern;
-	req->data = o->data;
-	req->bs = o->bs;
-	req->qd = o->qd;
-	req->loops = o->loops;
-	req->ring = o->ring;
-	req->err_limit = o->err_limit;
-	req->seed = o->seed;
-	req->offset = o->offset;
-	req->length = o->size;
-	req->max_time_ns = o->time_ns;
-	req->rate_bps = o->rate_bps;
-	req->rate_iops = o->rate_iops;
-	req->interval_ns = o->interval_ns;
-	req->flags = (o->no_own ? 0 : BLKFLOOR_F_OWNER) |
-		     (o->fua ? BLKFLOOR_F_FUA : 0) |
-		     (o->preflush ? BLKFLOOR_F_PREFLUSH : 0) |
-		     (o->yes ? BLKFLOOR_F_DESTRUCTIVE : 0);
-}
-
 static int put_req(struct nl_msg *msg, const struct bf_run_req *r)
 {
 	int ret = 0;

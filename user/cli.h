@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the command files: open the family and the device,
+ * usage errors, one measured run with progress.
+ */
+#ifndef BLKFLOOR_CLI_H
+#define BLKFLOOR_CLI_H
+
+#include "blkfloor.h"
+#include "nl.h"
+#include "opts.h"
+#include "run.h"
+
+struct bf_ctx {
+	struct bf_nl nl;
+	struct bf_caps caps;
+	const char *dev;
+};
+
+/* Print "blkfloor: CMD: why" and return EXIT_USAGE. */
+int bf_usage(const char *cmd, const char *why);
+/* Connect, and read DEV_CAPS when @dev is given. EXIT_OK or EXIT_FAIL. */
+int bf_ctx_open(struct bf_ctx *c, const char *dev);
+void bf_ctx_close(struct bf_ctx *c);
+
+/* Request fields common to every run from the options (and a seed). */
+void bf_req_base(struct bf_run_req *req, const struct bf_opts *o,
+		 const char *dev);
+/* A random seed when --seed was not given. */
+uint64_t bf_random_seed(void);
+
+/*
+ * One run with live progress on stderr (unless --quiet). Returns 0 when the
+ * run ended, negative errno otherwise. @res is initialised here; free it.
+ */
+int bf_measure(struct bf_ctx *c, const struct bf_run_req *req,
+	       const struct bf_opts *o, const char *label,
+	       struct bf_run_result *res);
+
+/* Round @v down to a multiple of @m (m > 0). */
+static inline uint64_t bf_round_down(uint64_t v, uint64_t m)
+{
+	return m ? v / m * m : v;
+}
+
+#endif /* BLKFLOOR_CLI_H */

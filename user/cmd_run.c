@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * run, sustain, fill, burst: one run each, with live progress, a summary,
+ * an optional trace, and (sustain, fill) the curve's classification.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "classify.h"
+#include "cli.h"
+#include "fit.h"
+#include "units.h"
+
+#define RUN_OPTS (BF_OPTS_COMMON | BF_OPT(RW) | BF_OPT(BS) | BF_OPT(QD) | \
+		  BF_OPT(OFFSET) | BF_OPT(SIZE) | BF_OPT(TIME) | \
+		  BF_OPT(LOOPS) | BF_OPT(RATE))
+#define WRITE_OPTS (BF_OPTS_COMMON | BF_OPT(BS) | BF_OPT(QD) | \
+		    BF_OPT(OFFSET) | BF_OPT(SIZE) | BF_OPT(RATE))
+
+static void opts_defaults(struct bf_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->op = BLKFLOOR_OP_READ;
+	o->pattern = BLKFLOOR_PATTERN_SEQ;
+	o->bs = 128 << 10;
+	o->qd = 32;
+}
+
+/* Check the region against the device; prints why not. */
+static int check_region(const char *cmd, const struct bf_ctx *c,
+			const struct bf_opts *o)
+{
+	char a[BF_FMT_LEN];
+
+	if (o->offset >= c->caps.size) {
+		fprintf(stderr, "blkfloor: %s: --offset is beyond the end of %s (%s)\n",
+			cmd, c->dev, bf_fmt_bytes(a, sizeof(a), c->caps.size));
+		return EXIT_USAGE;
+	}
+	if (o->size > c->caps.size - o->offset) {
+		fprintf(stderr, "blkfloor: %s: --offset + --size is beyond the end of %s (%s)\n",
+			cmd, c->dev, bf_fmt_bytes(a, sizeof(a), c->caps.size));
+		return EXIT_USAGE;
+	}
+	if (c->caps.lbs && (o->bs % c->caps.lbs || o->offset % c->caps.lbs)) {
+		fprintf(stderr, "blkfloor: %s: --bs and --offset must be multiples of the logical block size (%u bytes)\n",
+			cmd, c->caps.lbs);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+/* Write the trace if asked; failures make the exit status 1. */
+static int finish_trace(struct bf_ctx *c, const struct bf_opts *o,
+			const struct bf_run_req *req,
+			const struct bf_run_result *res)
+{
+	if (!o->trace)
+		return 0;
+	return bf_run_write_trace(o->trace, &c->nl, req, res, c->caps.size);
+}
+
+static int do_run(int argc, char **argv)
+{
+	struct bf_run_result res;
+	struct bf_run_req req;
+	struct bf_opts o;
+	struct bf_ctx c;
+	char err[160];
+	int ret;
+
+	opts_defaults(&o);
+	if (bf_opts_parse(&o, argc, argv, RUN_OPTS, 1, 1, err, sizeof(err)))
+		return bf_usage(argv[0], err);
+	if (bf_ctx_open(&c, o.pos[0]))
+		return EXIT_FAIL;
+	ret = check_region(argv[0], &c, &o);
+	if (ret)
+		goto out;
+	if (bf_refuse_destroy(c.dev, &c.caps, o.op, o.yes)) {
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	bf_req_base(&req, &o, c.dev);
+	req.op = o.op;
+	req.pattern = o.pattern;
+	req.bs = o.bs;
+	req.qd = o.qd;
+	req.offset = o.offset;
+	req.length = o.size;
+	req.max_time_ns = o.time_ns;
+	req.loops = o.loops;
+	req.rate_bps = o.rate_bps;
+	req.rate_iops = o.rate_iops;
+	if (bf_measure(&c, &req, &o, NULL, &res)) {
+		bf_result_free(&res);
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	if (o.json) {
+		struct bf_json j;
+
+		bf_json_init(&j, stdout);
+		bf_json_obj_open(&j, NULL);
+		bf_run_json_summary(&j, &res);
+		bf_json_u64(&j, "seed", res.info.seed);
+		bf_json_obj_close(&j);
+	} else {
+		bf_run_print_summary(stdout, &res);
+		if (o.data == BLKFLOOR_DATA_VERIFY)
+			printf("  seed:      %llu (read back with --data verify --seed %llu)\n",
+			       (unsigned long long)res.info.seed,
+			       (unsigned long long)res.info.seed);
+	}
+	ret = bf_run_exit_code(&res);
+	if (finish_trace(&c, &o, &req, &res))
+		ret = EXIT_FAIL;
+	bf_result_free(&res);
+out:
+	bf_ctx_close(&c);
+	return ret;
+}
+
+BLKFLOOR_COMMAND(run, "DEV [options]", do_run,
+	"Run one workload on DEV and print its summary.\n"
+	"  --rw MODE         read (default), write, randread, randwrite, trim,\n"
+	"                    write-zeroes\n"
+	"  --bs SIZE         bytes per request (default 128KiB)\n"
+	"  --qd N            requests in flight, 1..1024 (default 32)\n"
+	"  --offset SIZE     start of the region (default 0)\n"
+	"  --size SIZE       length of the region, one pass (default: to the end)\n"
+	"  --time DURATION   run this long, wrapping over the region (30s, 5m)\n"
+	"  --loops N         passes over the region\n"
+	"  --rate RATE       cap: 50MB/s, 1GiB/s or 1000iops\n"
+	"  --interval DUR    statistics interval (default 1s, at least 1ms)\n"
+	"  --data MODE       random (default), zero, verify (writes headers and\n"
+	"                    crc32c; a verify read with the same --seed checks them)\n"
+	"  --seed N          seed for offsets and data (default: random)\n"
+	"  --fua, --preflush REQ_FUA / REQ_PREFLUSH on every write\n"
+	"  --err-limit N     errors tolerated before the run fails (default 0)\n"
+	"  --ring N          closed intervals the kernel keeps (8..65536)\n"
+	"  --no-own          keep running when this command exits\n"
+	"  --trace FILE      record every interval (blkfloor-trace v1)\n"
+	"  --json            print the summary as JSON\n"
+	"  --quiet           no live progress, only the summary\n"
+	"  --yes-destroy-data  required for write, trim and write-zeroes");
+
+/* The run's intervals as a classifier series. */
+static int to_series(const struct bf_run_result *res, struct bf_series *s)
+{
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < res->niv; i++) {
+		const struct bf_iv *iv = &res->iv[i];
+		double dt = (iv->end_ns - iv->start_ns) / 1e9;
+
+		if (!iv->have || dt <= 0)
+			continue;
+		if (bf_series_push(s, iv->end_ns / 1e9, dt, iv->bytes / dt / 1e6,
+				   (double)iv->bytes_total))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static const double job_sizes[] = { 100e9, 500e9 };
+
+static void print_predictions(FILE *f, const struct bf_report *r)
+{
+	char a[BF_FMT_LEN], b[BF_FMT_LEN];
+	size_t i;
+
+	for (i = 0; i < sizeof(job_sizes) / sizeof(job_sizes[0]); i++) {
+		double end, s = bf_predict_seconds(r, job_sizes[i], &end);
+
+		fprintf(f, "%s %.0f GB job would take %s (ending at %s)%s",
+			i ? ", a" : "A", job_sizes[i] / 1e9,
+			bf_fmt_duration(a, sizeof(a), s),
+			bf_fmt_rate(b, sizeof(b), end * 1e6),
+			i + 1 < sizeof(job_sizes) / sizeof(job_sizes[0]) ?
+			"" : ".\n");
+	}
+}
+
+static void json_predictions(struct bf_json *j, const struct bf_report *r)
+{
+	size_t i;
+
+	bf_json_arr_open(j, "predictions");
+	for (i = 0; i < sizeof(job_sizes) / sizeof(job_sizes[0]); i++) {
+		double end, s = bf_predict_seconds(r, job_sizes[i], &end);
+
+		bf_json_obj_open(j, NULL);
+		bf_json_u64(j, "job_bytes", (uint64_t)job_sizes[i]);
+		bf_json_double(j, "seconds", s);
+		bf_json_double(j, "end_mbps", end);
+		bf_json_obj_close(j);
+	}
+	bf_json_arr_close(j);
+}
+
+/* Per-GB table, tail and overall rates for fill. */
+struct fill_stats {
+	double chunk, tail;
+	double *rates;
+	size_t nrates;
+	double tail_mbps, mean_mbps;
+	bool small;
+};
+
+static int fill_stats(const struct bf_run_result *res, struct fill_stats *fs)
+{
+	double *b, *t, total = 0, secs = 0;
+	size_t i, n = 0, max;
+
+	b = calloc(res->niv + 1, sizeof(*b));
+	t = calloc(res->niv + 1, sizeof(*t));
+	if (!b || !t) {
+		free(b);
+		free(t);
+		return -ENOMEM;
+	}
+	for (i = 0; i < res->niv; i++) {
+		if (!res->iv[i].have)
+			continue;
+		b[n] = res->iv[i].bytes;
+		t[n] = (res->iv[i].end_ns - res->iv[i].start_ns) / 1e9;
+		total += b[n];
+		secs += t[n];
+		n++;
+	}
+	/* rows per GB; a small device gets 16 rows instead */
+	fs->chunk = total >= 16e9 ? 1e9 : total / 16;
+	fs->small = total < 32e9;
+	fs->tail = fs->small ? total / 8 : 16e9;
+	max = total > 0 && fs->chunk > 0 ? (size_t)(total / fs->chunk) + 2 : 1;
+	fs->rates = calloc(max, sizeof(double));
+	if (!fs->rates) {
+		free(b);
+		free(t);
+		return -ENOMEM;
+	}
+	fs->nrates = bf_rate_per_chunk(b, t, n, fs->chunk, fs->rates, max);
+	fs->tail_mbps = bf_tail_rate(b, t, n, fs->tail);
+	fs->mean_mbps = secs > 0 ? total / secs / 1e6 : 0;
+	free(b);
+	free(t);
+	return 0;
+}
+
+enum wcmd { W_SUSTAIN, W_FILL, W_BURST };
+
+static int write_profile(int argc, char **argv, enum wcmd kind)
+{
+	struct bf_report rep;
+	struct fill_stats fs = { 0 };
+	struct bf_series ser = { 0 };
+	struct bf_run_result res;
+	struct bf_run_req req;
+	struct bf_opts o;
+	struct bf_ctx c;
+	char err[160], a[BF_FMT_LEN], b[BF_FMT_LEN];
+	uint32_t allowed = WRITE_OPTS;
+	bool classified = false;
+	uint64_t len;
+	size_t i;
+	int ret;
+
+	opts_defaults(&o);
+	o.op = BLKFLOOR_OP_WRITE;
+	o.percent = 90;
+	if (kind == W_FILL)
+		allowed = (allowed & ~BF_OPT(SIZE)) | BF_OPT(PERCENT);
+	if (bf_opts_parse(&o, argc, argv, allowed, 1, 1, err, sizeof(err)))
+		return bf_usage(argv[0], err);
+	if (bf_ctx_open(&c, o.pos[0]))
+		return EXIT_FAIL;
+	ret = check_region(argv[0], &c, &o);
+	if (ret)
+		goto out;
+	if (bf_refuse_destroy(c.dev, &c.caps, BLKFLOOR_OP_WRITE, o.yes)) {
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	len = c.caps.size - o.offset;
+	if (kind == W_SUSTAIN)
+		len = (o.set & BF_OPT(SIZE)) ? o.size : c.caps.size / 3;
+	else if (kind == W_FILL)
+		len = (uint64_t)((double)c.caps.size * o.percent / 100);
+	else
+		len = (o.set & BF_OPT(SIZE)) ? o.size : 8ULL << 30;
+	if (len > c.caps.size - o.offset)
+		len = c.caps.size - o.offset;
+	len = bf_round_down(len, o.bs);
+	if (!len) {
+		fprintf(stderr, "blkfloor: %s: the region is smaller than one request (%s)\n",
+			argv[0], bf_fmt_bs(a, sizeof(a), o.bs));
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	bf_req_base(&req, &o, c.dev);
+	req.op = BLKFLOOR_OP_WRITE;
+	req.pattern = BLKFLOOR_PATTERN_SEQ;
+	req.bs = o.bs;
+	req.qd = o.qd;
+	req.offset = o.offset;
+	req.length = len;
+	req.rate_bps = o.rate_bps;
+	req.rate_iops = o.rate_iops;
+	if (!o.json && !o.quiet)
+		fprintf(stderr, "%s: sequential %s writes at QD%u over %s of %s\n",
+			argv[0], bf_fmt_bs(a, sizeof(a), o.bs), o.qd,
+			bf_fmt_bytes(b, sizeof(b), len), c.dev);
+	if (bf_measure(&c, &req, &o, NULL, &res)) {
+		bf_result_free(&res);
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	ret = bf_run_exit_code(&res);
+	if (kind != W_BURST) {
+		if (to_series(&res, &ser))
+			ret = EXIT_FAIL;
+		else if (!bf_classify(ser.s, ser.n, &rep))
+			classified = true;
+	}
+	if (kind == W_FILL && fill_stats(&res, &fs))
+		ret = EXIT_FAIL;
+
+	/* peak for burst: the best interval */
+	double peak = 0;
+
+	for (i = 0; i < res.niv; i++) {
+		const struct bf_iv *iv = &res.iv[i];
+		double dt = (iv->end_ns - iv->start_ns) / 1e9;
+
+		if (iv->have && dt > 0 && iv->bytes / dt > peak)
+			peak = iv->bytes / dt;
+	}
+
+	if (o.json) {
+		struct bf_json j;
+
+		bf_json_init(&j, stdout);
+		bf_json_obj_open(&j, NULL);
+		bf_json_obj_open(&j, "run");
+		bf_run_json_summary(&j, &res);
+		bf_json_obj_close(&j);
+		bf_json_double(&j, "peak_mbps", peak / 1e6);
+		if (kind == W_FILL) {
+			bf_json_u64(&j, "percent", o.percent);
+			bf_json_double(&j, "chunk_bytes", fs.chunk);
+			bf_json_arr_open(&j, "chunk_mbps");
+			for (i = 0; i < fs.nrates; i++)
+				bf_json_double(&j, NULL, fs.rates[i]);
+			bf_json_arr_close(&j);
+			bf_json_double(&j, "tail_bytes", fs.tail);
+			bf_json_double(&j, "tail_mbps", fs.tail_mbps);
+			bf_json_double(&j, "mean_mbps", fs.mean_mbps);
+		}
+		if (classified) {
+			bf_json_key(&j, "classification");
+			bf_report_json(stdout, &rep);
+			json_predictions(&j, &rep);
+		} else if (kind != W_BURST) {
+			bf_json_null(&j, "classification");
+		}
+		bf_json_obj_close(&j);
+	} else {
+		bf_run_print_summary(stdout, &res);
+		if (kind == W_BURST)
+			printf("burst: peak %s, mean %s over %s\n",
+			       bf_fmt_rate(a, sizeof(a), peak),
+			       bf_fmt_rate(b, sizeof(b), bf_run_bps(&res.info)),
+			       bf_fmt_bytes(err, sizeof(err), res.info.bytes));
+		if (kind == W_FILL) {
+			printf("\nrate per %s written:\n",
+			       bf_fmt_bytes(a, sizeof(a), (uint64_t)fs.chunk));
+			for (i = 0; i < fs.nrates; i++)
+				printf("  %10s  %s\n",
+				       bf_fmt_bytes(a, sizeof(a),
+						    (uint64_t)(fs.chunk * (i + 1))),
+				       bf_fmt_rate(b, sizeof(b), fs.rates[i] * 1e6));
+			printf("last %s: %s%s\noverall:  %s\n",
+			       bf_fmt_bytes(a, sizeof(a), (uint64_t)fs.tail),
+			       bf_fmt_rate(b, sizeof(b), fs.tail_mbps * 1e6),
+			       fs.small ? " (this fill is too small for the usual last 16 GB: the last eighth is used instead)" : "",
+			       bf_fmt_rate(err, sizeof(err), fs.mean_mbps * 1e6));
+		}
+		if (classified) {
+			putchar('\n');
+			bf_report_print(stdout, &rep);
+			print_predictions(stdout, &rep);
+		} else if (kind != W_BURST) {
+			printf("\nclassification: not enough intervals (%zu); use a smaller --interval or a larger region\n",
+			       ser.n);
+		}
+	}
+	if (finish_trace(&c, &o, &req, &res))
+		ret = EXIT_FAIL;
+	if (classified)
+		bf_report_free(&rep);
+	bf_series_free(&ser);
+	free(fs.rates);
+	bf_result_free(&res);
+out:
+	bf_ctx_close(&c);
+	return ret;
+}
+
+static int do_sustain(int argc, char **argv)
+{
+	return write_profile(argc, argv, W_SUSTAIN);
+}
+
+static int do_fill(int argc, char **argv)
+{
+	return write_profile(argc, argv, W_FILL);
+}
+
+static int do_burst(int argc, char **argv)
+{
+	return write_profile(argc, argv, W_BURST);
+}
+
+#define WRITE_HELP_OPTS \
+	"  --bs SIZE         bytes per request (default 128KiB)\n" \
+	"  --qd N            requests in flight (default 32)\n" \
+	"  --offset SIZE     start of the region (default 0)\n" \
+	"  --rate RATE       cap: 50MB/s or 1000iops\n" \
+	"  --interval DUR    statistics interval (default 1s)\n" \
+	"  --data MODE       random (default), zero, verify; --seed N\n" \
+	"  --fua, --preflush, --err-limit N, --ring N, --no-own\n" \
+	"  --trace FILE      record every interval\n" \
+	"  --json, --quiet\n" \
+	"  --yes-destroy-data  required: this overwrites the device"
+
+BLKFLOOR_COMMAND(sustain, "DEV --yes-destroy-data [options]", do_sustain,
+	"The floor test: sequential writes, then the curve's classification.\n"
+	"Writes --size (default a third of the device) in 128 KiB requests at\n"
+	"QD32, then prints the classification (steady, cache-exhaustion,\n"
+	"thermal-throttling, ftl-starvation), peak, floor, mean, step time and\n"
+	"cache size, and how long a 100 GB and a 500 GB job would take.\n"
+	"  --size SIZE       bytes to write (default: a third of the device)\n"
+	WRITE_HELP_OPTS);
+
+BLKFLOOR_COMMAND(fill, "DEV --yes-destroy-data [options]", do_fill,
+	"Fill the device to a percentage: rate per GB written, last 16 GB, overall.\n"
+	"  --percent N       how much of the device to write (default 90)\n"
+	WRITE_HELP_OPTS);
+
+BLKFLOOR_COMMAND(burst, "DEV --yes-destroy-data [options]", do_burst,
+	"A short sequential write burst: peak and mean rate.\n"
+	"  --size SIZE       bytes to write (default 8GiB, capped to the device)\n"
+	WRITE_HELP_OPTS);

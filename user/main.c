@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * blkfloor: command dispatcher. Commands register themselves with
+ * BLKFLOOR_COMMAND() (see blkfloor.h); this file walks the section.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "blkfloor.h"
+
+static const struct blkfloor_cmd *find_cmd(const char *name)
+{
+	const struct blkfloor_cmd *c;
+
+	for (c = __start_blkfloor_cmds; c < __stop_blkfloor_cmds; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+static void cmd_help(FILE *f, const struct blkfloor_cmd *c)
+{
+	fprintf(f, "Usage: blkfloor %s %s\n\n%s\n", c->name, c->args, c->help);
+}
+
+/* First line of the help text. */
+static void cmd_summary(FILE *f, const struct blkfloor_cmd *c)
+{
+	const char *nl = strchr(c->help, '\n');
+	int len = nl ? (int)(nl - c->help) : (int)strlen(c->help);
+
+	fprintf(f, "  %-10s %.*s\n", c->name, len, c->help);
+}
+
+static void usage(FILE *f)
+{
+	const struct blkfloor_cmd *c;
+
+	fprintf(f,
+		"Usage: blkfloor COMMAND [ARGS]\n"
+		"       blkfloor help [COMMAND]\n"
+		"       blkfloor COMMAND --help\n\n"
+		"Sustained block-device throughput measurement, driven through the\n"
+		"blkfloor kernel module (modprobe blkfloor).\n\n"
+		"Commands:\n");
+	for (c = __start_blkfloor_cmds; c < __stop_blkfloor_cmds; c++)
+		cmd_summary(f, c);
+	fprintf(f,
+		"\nSizes: K/KB, M/MB, G/GB, T/TB are powers of 10; KiB, MiB, GiB, TiB\n"
+		"powers of 2; a plain number is bytes. Rates are MB/s (10^6 bytes/s).\n"
+		"Exit status: 0 success, 1 the run, device or kernel failed, 2 usage.\n");
+}
+
+static int help(int argc, char **argv)
+{
+	const struct blkfloor_cmd *c;
+
+	if (argc < 2) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	c = find_cmd(argv[1]);
+	if (!c) {
+		fprintf(stderr, "blkfloor: unknown command '%s'\n", argv[1]);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	cmd_help(stdout, c);
+	return EXIT_OK;
+}
+
+BLKFLOOR_COMMAND(help, "[COMMAND]", help,
+		 "Show the list of commands or one command's help.");
+
+int main(int argc, char **argv)
+{
+	const struct blkfloor_cmd *c;
+	int i, ret;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return help(1, argv);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("blkfloor %s\n", BLKFLOOR_CLI_VERSION);
+		return EXIT_OK;
+	}
+	c = find_cmd(argv[1]);
+	if (!c) {
+		fprintf(stderr, "blkfloor: unknown command '%s'\n", argv[1]);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			cmd_help(stdout, c);
+			return EXIT_OK;
+		}
+	}
+	ret = c->handler(argc - 1, argv + 1);
+	if (ret == EXIT_USAGE) {
+		fputc('\n', stderr);
+		cmd_help(stderr, c);
+	}
+	return ret;
+}
