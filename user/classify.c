@@ -121,6 +121,7 @@ struct bf_seg {
 	double dur;		/* seconds */
 	double bytes;
 	unsigned int nexc;	/* absorbed bursts/dips */
+	double exc_dur;		/* seconds spent in them */
 };
 
 struct bf_work {
@@ -141,12 +142,27 @@ static double bytes_before(const struct bf_work *w, size_t i)
 	return i ? w->s[i - 1].bytes : w->b0;
 }
 
+/*
+ * Level of a segment: the median of its log rates; in a short segment,
+ * whose median is noisy, the mean after dropping an edge sample that
+ * straddles a step (more than 3 sigma off the others).
+ */
 static void seg_stats(struct bf_work *w, struct bf_seg *g)
 {
-	size_t len = g->last - g->first + 1;
+	size_t len = g->last - g->first + 1, a = g->first, b = g->last, i;
+	double m;
 
 	memcpy(w->tmp, w->y + g->first, len * sizeof(double));
 	g->lvl = bf_median(w->tmp, len);
+	if (len >= 3 && len < 8) {
+		if (fabs(w->y[a] - g->lvl) > 3 * w->sigma)
+			a++;
+		if (fabs(w->y[b] - g->lvl) > 3 * w->sigma)
+			b--;
+		for (m = 0, i = a; i <= b; i++)
+			m += w->y[i];
+		g->lvl = m / (b - a + 1);
+	}
 	g->dur = w->s[g->last].t - (w->s[g->first].t - w->s[g->first].dt);
 	g->bytes = w->s[g->last].bytes - bytes_before(w, g->first);
 }
@@ -259,8 +275,13 @@ static void merge(struct bf_work *w, size_t i, size_t j, unsigned int exc)
 	unsigned int nexc = exc;
 	size_t k;
 
-	for (k = i; k <= j; k++)
+	for (k = i; k <= j; k++) {
 		nexc += w->seg[k].nexc;
+		if (k != i)
+			w->seg[i].exc_dur += w->seg[k].exc_dur;
+	}
+	if (exc && j == i + 2)
+		w->seg[i].exc_dur += w->seg[i + 1].dur;
 	w->seg[i].last = w->seg[j].last;
 	w->seg[i].nexc = nexc;
 	seg_stats(w, &w->seg[i]);
@@ -414,8 +435,28 @@ static double median_dur_frac(struct bf_work *w, double total)
 }
 
 /*
+ * Level of one side of @cut: its outer quartile. With fast switching many
+ * samples straddle a switch and mix both levels, which pulls the middle of
+ * each side towards the other; the outer quartile is what an unmixed
+ * sample reads (biased outwards by 0.67 noise sd, which is small).
+ */
+static double cluster_level(struct bf_work *w, double cut, bool upper,
+			    size_t *cnt)
+{
+	size_t n = w->n, i, m = 0;
+
+	for (i = 0; i < n; i++)
+		if (upper ? w->y[i] >= cut : w->y[i] < cut)
+			w->tmp[m++] = w->y[i];
+	*cnt = m;
+	if (!m)
+		return NAN;
+	return bf_select(w->tmp, m, upper ? m - 1 - m / 4 : m / 4);
+}
+
+/*
  * Two-level split of an erratic curve: 1-D 2-means on y, started at the
- * 10th and 90th percentiles; returns the medians of both clusters.
+ * 10th and 90th percentiles; returns the level of each cluster.
  */
 static void two_means(struct bf_work *w, double *lo, double *hi,
 		      size_t *nlo, size_t *nhi)
@@ -445,18 +486,8 @@ static void two_means(struct bf_work *w, double *lo, double *hi,
 		c0 = s0 / a;
 		c1 = s1 / b;
 	}
-	a = 0;
-	for (i = 0; i < n; i++)
-		if (w->y[i] < cut)
-			w->tmp[a++] = w->y[i];
-	*nlo = a;
-	*lo = a ? bf_median(w->tmp, a) : c0;
-	b = 0;
-	for (i = 0; i < n; i++)
-		if (w->y[i] >= cut)
-			w->tmp[b++] = w->y[i];
-	*nhi = b;
-	*hi = b ? bf_median(w->tmp, b) : c1;
+	*lo = cluster_level(w, cut, false, nlo);
+	*hi = cluster_level(w, cut, true, nhi);
 }
 
 static double seg_sd_mbps(const struct bf_work *w, const struct bf_seg *g)
@@ -633,7 +664,7 @@ static int classify(struct bf_work *w, struct bf_report *r)
 {
 	const struct bf_sample *s = w->s;
 	size_t n = w->n, i, g, kmax = 0, kmin = 0;
-	double total, spread, lvl_lo, lvl_hi;
+	double total, spread, lvl_lo, lvl_hi, exc = 0;
 	bool erratic, backwards = false;
 	char why[160] = "";
 	int ret;
@@ -671,7 +702,9 @@ static int classify(struct bf_work *w, struct bf_report *r)
 	cleanup(w, total);
 
 	spread = within_spread(w);
-	erratic = spread > BF_ERRATIC_SD ||
+	for (g = 0; g < w->nseg; g++)
+		exc += w->seg[g].exc_dur;
+	erratic = spread > BF_ERRATIC_SD || exc > 0.3 * total ||
 		  (w->nseg >= 6 && median_dur_frac(w, total) < 0.06);
 
 	for (g = 0; g < w->nseg; g++) {

@@ -125,6 +125,8 @@ static int build(const struct bf_synth_params *p, struct phases *ph,
 	tr->cache_bytes = NAN;
 	tr->step_time_s = NAN;
 	tr->recovered = 0;
+	tr->min_step_log = NAN;
+	tr->min_plateau_s = NAN;
 
 	switch (p->kind) {
 	case BF_SYN_STEADY:
@@ -156,16 +158,19 @@ static int build(const struct bf_synth_params *p, struct phases *ph,
 		tr->floor_mbps = lo;
 		tr->cache_bytes = hi * 1e6 * ts;
 		tr->step_time_s = ts;
+		tr->min_step_log = log(hi / lo);
+		tr->min_plateau_s = fmin(ts, T - ts);
 		ret = ph_add(ph, 0, hi) ?: ph_add(ph, ts, lo);
 		if (ret || p->kind != BF_SYN_CACHE_BURSTS)
 			return ret;
 		/*
 		 * The controller frees a little SLC now and then: bursts at
 		 * 40 % of the peak, each ~300 MB (or 2 % of the run, if less),
-		 * every ~10 % of the run.
+		 * every ~10 % of the run, at least 10 samples apart (closer bursts
+		 * are an oscillation, not bursts).
 		 */
 		w = fmin(300e6 / (0.4 * hi * 1e6), 0.02 * T);
-		period = 0.1 * T;
+		period = fmax(0.1 * T, 10 * p->dt);
 		for (t = ts + period * (0.4 + 0.3 * rng_unif(r));
 		     t + w < T && !ret;
 		     t += period * (0.8 + 0.4 * rng_unif(r)))
@@ -182,6 +187,8 @@ static int build(const struct bf_synth_params *p, struct phases *ph,
 		tr->peak_mbps = l[0];
 		tr->floor_mbps = l[3];
 		tr->recovered = 1;
+		tr->min_step_log = log(863.0 / 700);
+		tr->min_plateau_s = 0.15 * 0.95 * T;
 		return ph_stages(ph, T, f, l, 5, r);
 	}
 	case BF_SYN_THERMAL_DOWN: {
@@ -191,6 +198,8 @@ static int build(const struct bf_synth_params *p, struct phases *ph,
 		tr->class = BF_CLASS_THERMAL_THROTTLING;
 		tr->peak_mbps = l[0];
 		tr->floor_mbps = l[2];
+		tr->min_step_log = log(1.5);
+		tr->min_plateau_s = 0.3 * 0.95 * T;
 		return ph_stages(ph, T, f, l, 3, r);
 	}
 	case BF_SYN_THERMAL_SAW: {
@@ -203,6 +212,8 @@ static int build(const struct bf_synth_params *p, struct phases *ph,
 		tr->peak_mbps = h;
 		tr->floor_mbps = 0.5 * h;
 		tr->recovered = 1;
+		tr->min_step_log = log(2.0);
+		tr->min_plateau_s = 0.15 * 0.95 * T;
 		return ph_stages(ph, T, f, l, 6, r);
 	}
 	case BF_SYN_FTL_ERRATIC:

