@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * blkfloor: internal structures.
+ *
+ * A run is one kthread keeping qd bios in flight against one block device.
+ * The kthread does all submission and all accounting; bi_end_io only stamps
+ * the completion time and pushes the I/O on a lock-free list.
+ */
+#ifndef _BLKFLOOR_H
+#define _BLKFLOOR_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/llist.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/sched.h>
+#include <linux/blkfloor.h>
+#include "compat.h"
+#include "stats.h"
+
+#define BLKFLOOR_VERSION	"0.1.0"
+
+extern unsigned int g_keep_ended;
+
+/**
+ * struct blkfloor_params - what a run was asked to do (immutable once running)
+ * @path: device path
+ * @op: enum blkfloor_op
+ * @pattern: enum blkfloor_pattern
+ * @data: enum blkfloor_data
+ * @bs: bytes per request
+ * @qd: requests in flight
+ * @loops: passes over the region (0: not limited by passes)
+ * @ring: closed intervals kept
+ * @flags: enum blkfloor_flags
+ * @err_limit: errors tolerated before the run fails
+ * @seed: PRNG seed for offsets and data
+ * @offset: region start, bytes
+ * @length: region length, bytes (resolved: never 0 once running)
+ * @max_bytes: byte limit (0: none)
+ * @max_time_ns: time limit (0: none)
+ * @rate_bps: bytes/s cap (0: none)
+ * @rate_iops: I/Os per second cap (0: none)
+ * @interval_ns: interval length
+ */
+struct blkfloor_params {
+	char path[BLKFLOOR_PATH_MAX + 1];
+	u8 op;
+	u8 pattern;
+	u8 data;
+	u32 bs;
+	u32 qd;
+	u32 loops;
+	u32 ring;
+	u32 flags;
+	u32 err_limit;
+	u64 seed;
+	u64 offset;
+	u64 length;
+	u64 max_bytes;
+	u64 max_time_ns;
+	u64 rate_bps;
+	u64 rate_iops;
+	u64 interval_ns;
+};
+
+/**
+ * struct blkfloor_buf - pages of one data buffer, as bvecs
+ * @nr: entries in @vecs
+ * @vecs: physically contiguous chunks, bs bytes in total
+ */
+struct blkfloor_buf {
+	unsigned int nr;
+	struct bio_vec *vecs;
+};
+
+/**
+ * struct blkfloor_io - one request slot, reused for the whole run
+ * @node: on the run's completion list
+ * @run: owner
+ * @bio: preallocated bio, its bvec table filled once
+ * @buf: data buffer (shared unless verifying)
+ * @submit_ns: ktime_get_ns() just before submit_bio()
+ * @done_ns: ktime_get_ns() in bi_end_io, 0 while in flight
+ * @sector: where it went
+ * @gen: pass over the region it belonged to
+ * @inflight: submitted and not yet accounted (kthread only)
+ */
+struct blkfloor_io {
+	struct llist_node node;
+	struct blkfloor_run *run;
+	struct bio *bio;
+	struct blkfloor_buf *buf;
+	u64 submit_ns;
+	u64 done_ns;
+	sector_t sector;
+	u64 gen;
+	bool inflight;
+};
+
+/**
+ * struct blkfloor_engine - state the kthread alone touches
+ * @ios: qd request slots
+ * @free: stack of idle slots
+ * @nr_free: slots on @free
+ * @inflight: slots submitted and not yet accounted
+ * @shared: the buffer reads and non-verify writes share
+ * @pending: completions pulled but belonging to a later interval
+ * @opf: operation and flags of every bio
+ * @lbs: logical block size
+ * @t0: ktime_get_ns() at start
+ * @iv_start: absolute start of the live interval
+ * @iv_end: absolute end of the live interval
+ * @iv_index: index of the live interval
+ * @nblocks: bs-sized blocks in the region
+ * @pass_bytes: bytes in one pass (nblocks * bs)
+ * @byte_limit: stop submitting at this many bytes (U64_MAX: none)
+ * @time_end: stop submitting at this absolute time (U64_MAX: none)
+ * @submitted: bytes submitted
+ * @seq_next: next block for sequential runs
+ * @prng: offset PRNG state
+ * @rate_cost: ns per request at the rate cap, << 8 (0: uncapped)
+ * @rate_next: earliest next submission, ns << 8
+ * @bytes_total: bytes completed successfully
+ * @ios_total: I/Os completed successfully
+ * @errors_total: I/Os that failed
+ * @first_err: errno of the first failure
+ * @acc: the live interval
+ */
+struct blkfloor_engine {
+	struct blkfloor_io *ios;
+	struct blkfloor_io **free;
+	unsigned int nr_free;
+	unsigned int inflight;
+	struct blkfloor_buf shared;
+	struct llist_node *pending;
+	blk_opf_t opf;
+	unsigned int lbs;
+	u64 t0;
+	u64 iv_start;
+	u64 iv_end;
+	u32 iv_index;
+	u64 nblocks;
+	u64 pass_bytes;
+	u64 byte_limit;
+	u64 time_end;
+	u64 submitted;
+	u64 seq_next;
+	u64 prng;
+	u64 rate_cost;
+	u64 rate_next;
+	u64 bytes_total;
+	u64 ios_total;
+	u64 errors_total;
+	int first_err;
+	struct blkfloor_acc *acc;
+};
+
+/**
+ * struct blkfloor_run - one run
+ * @node: on the module's list of runs, oldest first
+ * @kref: the list holds one reference, every user another
+ * @id: run id, from 1
+ * @p: parameters
+ * @owner_portid: netlink port that owns it (0: unowned)
+ * @bd: the target, open exclusively while the kthread runs
+ * @dev_size: device size, bytes
+ * @max_io_bytes: largest request the queue takes for @p.op
+ * @start_real: CLOCK_REALTIME at start, ns
+ * @task: the kthread (a task reference is held until the run is freed)
+ * @stop_lock: serializes stopping the kthread
+ * @stop_req: stop requested (owner went away, unload)
+ * @stopped: kthread_stop() was called (under @stop_lock)
+ * @done: completed I/Os, pushed by bi_end_io
+ * @eng: engine state, kthread only
+ * @lock: protects everything below (taken per interval, never per I/O)
+ * @state: enum blkfloor_state
+ * @err: negative errno when FAILED
+ * @elapsed_ns: run time once ended
+ * @bytes: bytes completed, as of the last closed interval
+ * @ios: I/Os completed, as of the last closed interval
+ * @errors: I/Os failed, as of the last closed interval
+ * @mismatches: verify failures
+ * @nr_mismatch_lba: entries in @mismatch_lba
+ * @mismatch_lba: first mismatching LBAs (512-byte sectors)
+ * @closed: intervals closed
+ * @dropped: intervals overwritten in the ring before anyone saw them
+ * @ring: the last @p.ring closed intervals; interval i is at i % @p.ring
+ */
+struct blkfloor_run {
+	struct list_head node;
+	struct kref kref;
+	u32 id;
+	struct blkfloor_params p;
+	u32 owner_portid;
+	struct blkfloor_bdev bd;
+	u64 dev_size;
+	u32 max_io_bytes;
+	u64 start_real;
+	struct task_struct *task;
+	struct mutex stop_lock; /* serializes kthread_stop() */
+	bool stop_req;
+	bool stopped;
+	struct llist_head done;
+	struct blkfloor_engine eng;
+
+	spinlock_t lock; /* published state, ring */
+	u8 state;
+	int err;
+	u64 elapsed_ns;
+	u64 bytes;
+	u64 ios;
+	u64 errors;
+	u64 mismatches;
+	u32 nr_mismatch_lba;
+	u64 mismatch_lba[BLKFLOOR_MISMATCH_LBAS];
+	u32 closed;
+	u32 dropped;
+	struct blkfloor_iv *ring;
+};
+
+/* main.c */
+struct blkfloor_run *blkfloor_run_alloc(void);
+struct blkfloor_run *blkfloor_run_get(u32 id);
+struct blkfloor_run *blkfloor_run_get_next(u32 id);
+void blkfloor_run_put(struct blkfloor_run *run);
+int blkfloor_run_add(struct blkfloor_run *run);
+void blkfloor_run_stop(struct blkfloor_run *run);
+
+/* target.c */
+int blkfloor_target_open(struct blkfloor_run *run, struct nlattr **attrs,
+			 struct netlink_ext_ack *extack);
+void blkfloor_target_close(struct blkfloor_run *run);
+int blkfloor_target_max_io(struct block_device *bdev, u8 op);
+int blkfloor_target_put_caps(struct sk_buff *skb, struct nlattr *path,
+			     struct netlink_ext_ack *extack);
+
+/* io.c */
+int blkfloor_engine_init(struct blkfloor_run *run);
+void blkfloor_engine_free(struct blkfloor_run *run);
+int blkfloor_run_start(struct blkfloor_run *run);
+
+/* netlink.c */
+int blkfloor_nl_init(void);
+void blkfloor_nl_exit(void);
+void blkfloor_nl_notify_interval(struct blkfloor_run *run,
+				 struct blkfloor_iv *iv);
+void blkfloor_nl_notify_end(struct blkfloor_run *run);
+
+#endif /* _BLKFLOOR_H */

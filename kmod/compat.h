@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * blkfloor: every difference between the kernels we build against.
+ *
+ * Oldest supported kernel: 6.1. Tested on Debian's 6.1 and 6.12. The block
+ * device open/close API changed three times after 6.1 (6.5 blk_mode_t and
+ * holder ops, 6.7 bdev_handle, 6.9 bdev files); all of them are wrapped
+ * here so no .c file tests the kernel version. Kbuild passes the headers'
+ * VERSION and PATCHLEVEL as BLKFLOOR_KV_MAJOR/MINOR (the sublevel never
+ * matters here). Features that distributions backport
+ * (GENL_MCAST_CAP_NET_ADMIN, BLK_STS_OFFLINE) are probed by their macros
+ * rather than by version.
+ */
+#ifndef _BLKFLOOR_COMPAT_H
+#define _BLKFLOOR_COMPAT_H
+
+#include <linux/blkdev.h>
+#include <linux/blk_types.h>
+#include <linux/fs.h>
+#include <linux/file.h>
+#include <net/genetlink.h>
+
+#ifndef BLKFLOOR_KV_MAJOR
+#error "build blkfloor through kmod/Kbuild: it defines BLKFLOOR_KV_MAJOR/MINOR"
+#endif
+#define BLKFLOOR_KV(major, minor)	((major) * 1000 + (minor))
+#define BLKFLOOR_KVER	BLKFLOOR_KV(BLKFLOOR_KV_MAJOR, BLKFLOOR_KV_MINOR)
+
+/**
+ * struct blkfloor_bdev - an opened block device, whatever the kernel's handle
+ * @bdev: the block device
+ * @file: 6.9+: the bdev file that holds it open
+ * @handle: 6.7, 6.8: the bdev handle
+ * @holder: 6.5, 6.6: the holder passed at open (NULL: not exclusive)
+ * @mode: 6.1 - 6.4: the mode passed at open
+ */
+struct blkfloor_bdev {
+	struct block_device *bdev;
+#if BLKFLOOR_KV(6, 9) <= BLKFLOOR_KVER
+	struct file *file;
+#elif BLKFLOOR_KV(6, 7) <= BLKFLOOR_KVER
+	struct bdev_handle *handle;
+#elif BLKFLOOR_KV(6, 5) <= BLKFLOOR_KVER
+	void *holder;
+#else
+	fmode_t mode;
+#endif
+};
+
+/*
+ * Open @path for reading (and writing when @write), exclusively when @holder
+ * is not NULL. Returns 0 or a negative errno (-EBUSY: mounted or claimed).
+ */
+static inline int blkfloor_bdev_open(struct blkfloor_bdev *bd,
+				     const char *path, bool write,
+				     void *holder)
+{
+#if BLKFLOOR_KV(6, 9) <= BLKFLOOR_KVER
+	blk_mode_t mode = BLK_OPEN_READ | (write ? BLK_OPEN_WRITE : 0);
+	struct file *file;
+
+	file = bdev_file_open_by_path(path, mode, holder, NULL);
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	bd->file = file;
+	bd->bdev = file_bdev(file);
+#elif BLKFLOOR_KV(6, 7) <= BLKFLOOR_KVER
+	blk_mode_t mode = BLK_OPEN_READ | (write ? BLK_OPEN_WRITE : 0);
+	struct bdev_handle *handle;
+
+	handle = bdev_open_by_path(path, mode, holder, NULL);
+	if (IS_ERR(handle))
+		return PTR_ERR(handle);
+	bd->handle = handle;
+	bd->bdev = handle->bdev;
+#elif BLKFLOOR_KV(6, 5) <= BLKFLOOR_KVER
+	blk_mode_t mode = BLK_OPEN_READ | (write ? BLK_OPEN_WRITE : 0);
+	struct block_device *bdev;
+
+	bdev = blkdev_get_by_path(path, mode, holder, NULL);
+	if (IS_ERR(bdev))
+		return PTR_ERR(bdev);
+	bd->holder = holder;
+	bd->bdev = bdev;
+#else
+	fmode_t mode = FMODE_READ | (write ? FMODE_WRITE : 0);
+	struct block_device *bdev;
+
+	if (holder)
+		mode |= FMODE_EXCL;
+	bdev = blkdev_get_by_path(path, mode, holder);
+	if (IS_ERR(bdev))
+		return PTR_ERR(bdev);
+	bd->mode = mode;
+	bd->bdev = bdev;
+#endif
+	return 0;
+}
+
+/* Close what blkfloor_bdev_open() opened; the claim ends before return. */
+static inline void blkfloor_bdev_close(struct blkfloor_bdev *bd)
+{
+	if (!bd->bdev)
+		return;
+#if BLKFLOOR_KV(6, 10) <= BLKFLOOR_KVER
+	bdev_fput(bd->file);
+#elif BLKFLOOR_KV(6, 9) <= BLKFLOOR_KVER
+	fput(bd->file);
+#elif BLKFLOOR_KV(6, 7) <= BLKFLOOR_KVER
+	bdev_release(bd->handle);
+#elif BLKFLOOR_KV(6, 5) <= BLKFLOOR_KVER
+	blkdev_put(bd->bdev, bd->holder);
+#else
+	blkdev_put(bd->bdev, bd->mode);
+#endif
+	bd->bdev = NULL;
+}
+
+/* True once the disk behind @bdev has been deleted (hot unplug). */
+static inline bool blkfloor_bdev_dead(struct block_device *bdev)
+{
+	return test_bit(GD_DEAD, &bdev->bd_disk->state);
+}
+
+/* Attributes of a dump request, parsed by the genetlink core. */
+static inline struct nlattr **blkfloor_dump_attrs(struct netlink_callback *cb)
+{
+#if BLKFLOOR_KV(6, 2) <= BLKFLOOR_KVER
+	return genl_dumpit_info(cb)->info.attrs;
+#else
+	return genl_dumpit_info(cb)->attrs;
+#endif
+}
+
+/*
+ * Only CAP_NET_ADMIN may listen to run data: 6.6+, backported to 6.1.y
+ * together with the flags field it goes in (initializer of the group).
+ */
+#ifdef GENL_MCAST_CAP_NET_ADMIN
+#define BLKFLOOR_MCGRP_FLAGS_INIT	.flags = GENL_MCAST_CAP_NET_ADMIN,
+#else
+#define BLKFLOOR_MCGRP_FLAGS_INIT
+#endif
+
+/* BLK_STS_OFFLINE appeared in 6.8 (and in 6.1.y). */
+static inline bool blkfloor_sts_offline(blk_status_t status)
+{
+#ifdef BLK_STS_OFFLINE
+	return status == BLK_STS_OFFLINE;
+#else
+	return false;
+#endif
+}
+
+/* BLK_STS_NEXUS went away in 6.9. */
+static inline bool blkfloor_sts_nexus(blk_status_t status)
+{
+#ifdef BLK_STS_NEXUS
+	return status == BLK_STS_NEXUS;
+#else
+	return false;
+#endif
+}
+
+#endif /* _BLKFLOOR_COMPAT_H */

@@ -1,0 +1,663 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * blkfloor: the bio engine.
+ *
+ * One kthread per run does all submission and all accounting. bi_end_io
+ * only stamps the completion time and pushes the I/O on run->done (waking
+ * the kthread when the list was empty); it never resubmits. The kthread
+ * pulls completions, folds them into the live interval, resubmits under a
+ * plug, and sleeps until a completion arrives or the interval ends, so empty
+ * intervals close even when the device stalls.
+ *
+ * An I/O belongs to the interval that contains its completion time. Before
+ * interval k is closed every I/O stamped before its end has been accounted:
+ * completions are pulled again and in-flight slots are scanned for one that
+ * has been stamped but not pushed yet.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/crc32c.h>
+#include <linux/gfp.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
+#include <linux/math64.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include "blkfloor.h"
+
+/* Data buffers are built from chunks of up to 1 MiB of contiguous pages. */
+#define BLKFLOOR_CHUNK_ORDER	get_order(SZ_1M)
+/* A bio carries at most this many chunks. */
+#define BLKFLOOR_BUF_VECS	BIO_MAX_VECS
+/* Rate pacing keeps ns << 8 for sub-nanosecond precision. */
+#define BLKFLOOR_RATE_SHIFT	8
+
+static u64 blkfloor_splitmix(u64 *state)
+{
+	u64 z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static bool blkfloor_verifying(const struct blkfloor_params *p)
+{
+	return p->data == BLKFLOOR_DATA_VERIFY &&
+	       (p->op == BLKFLOOR_OP_READ || p->op == BLKFLOOR_OP_WRITE);
+}
+
+static bool blkfloor_has_data(const struct blkfloor_params *p)
+{
+	return p->op == BLKFLOOR_OP_READ || p->op == BLKFLOOR_OP_WRITE;
+}
+
+static void blkfloor_buf_free(struct blkfloor_buf *buf)
+{
+	unsigned int i;
+
+	for (i = 0; i < buf->nr; i++)
+		__free_pages(buf->vecs[i].bv_page,
+			     get_order(buf->vecs[i].bv_len));
+	kfree(buf->vecs);
+	buf->vecs = NULL;
+	buf->nr = 0;
+}
+
+/* @bs bytes in at most BLKFLOOR_BUF_VECS chunks, as large as we can get. */
+static int blkfloor_buf_alloc(struct blkfloor_buf *buf, u32 bs, bool zero)
+{
+	gfp_t gfp = GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY |
+		    (zero ? __GFP_ZERO : 0);
+	unsigned int order = BLKFLOOR_CHUNK_ORDER;
+	u32 left = bs;
+
+	buf->nr = 0;
+	buf->vecs = kcalloc(BLKFLOOR_BUF_VECS, sizeof(*buf->vecs), GFP_KERNEL);
+	if (!buf->vecs)
+		return -ENOMEM;
+	while (left) {
+		u32 len = min_t(u32, left, PAGE_SIZE << order);
+		struct page *page;
+
+		if (buf->nr == BLKFLOOR_BUF_VECS)
+			goto out_free_buf;
+		page = alloc_pages(gfp, get_order(len));
+		if (!page) {
+			if (!order)
+				goto out_free_buf;
+			order--;
+			continue;
+		}
+		bvec_set_page(&buf->vecs[buf->nr++], page, len, 0);
+		left -= len;
+	}
+	return 0;
+
+out_free_buf:
+	blkfloor_buf_free(buf);
+	return -ENOMEM;
+}
+
+static void blkfloor_buf_fill_random(struct blkfloor_buf *buf)
+{
+	unsigned int i;
+
+	for (i = 0; i < buf->nr; i++)
+		get_random_bytes(page_address(buf->vecs[i].bv_page),
+				 buf->vecs[i].bv_len);
+}
+
+/*
+ * Verify mode: every logical block starts with struct blkfloor_verify_hdr,
+ * the rest is a pseudo-random stream derived from (seed, lba, gen), and the
+ * header's crc32c covers the whole block with the crc field zero.
+ */
+static void blkfloor_verify_make(void *blk, unsigned int lbs, u64 lba,
+				 u64 seed, u64 gen)
+{
+	struct blkfloor_verify_hdr *h = blk;
+	__le64 *w = blk + sizeof(*h);
+	u64 s = seed ^ (lba * 0xd1b54a32d192ed03ULL) ^
+		(gen * 0xaef17502108ef2d9ULL);
+	unsigned int i;
+
+	for (i = 0; i < (lbs - sizeof(*h)) / sizeof(*w); i++)
+		w[i] = cpu_to_le64(blkfloor_splitmix(&s));
+	h->magic = cpu_to_le32(BLKFLOOR_VERIFY_MAGIC);
+	h->crc = 0;
+	h->lba = cpu_to_le64(lba);
+	h->seed = cpu_to_le64(seed);
+	h->gen = cpu_to_le64(gen);
+	h->crc = cpu_to_le32(crc32c(~0U, blk, lbs) ^ ~0U);
+}
+
+static bool blkfloor_verify_ok(const void *blk, unsigned int lbs, u64 lba,
+			       u64 seed)
+{
+	const struct blkfloor_verify_hdr *h = blk;
+	static const u8 zero[sizeof(h->crc)];
+	size_t crc_off = offsetof(struct blkfloor_verify_hdr, crc);
+	size_t rest = crc_off + sizeof(h->crc);
+	u32 crc;
+
+	if (h->magic != cpu_to_le32(BLKFLOOR_VERIFY_MAGIC) ||
+	    le64_to_cpu(h->lba) != lba || le64_to_cpu(h->seed) != seed)
+		return false;
+	crc = crc32c(~0U, blk, crc_off);
+	crc = crc32c(crc, zero, sizeof(zero));
+	crc = crc32c(crc, blk + rest, lbs - rest);
+	return (crc ^ ~0U) == le32_to_cpu(h->crc);
+}
+
+static void blkfloor_verify_fill(struct blkfloor_run *run,
+				 struct blkfloor_io *io)
+{
+	unsigned int lbs = run->eng.lbs, i, off;
+	u64 lba = io->sector;
+
+	for (i = 0; i < io->buf->nr; i++) {
+		void *base = page_address(io->buf->vecs[i].bv_page);
+
+		for (off = 0; off < io->buf->vecs[i].bv_len; off += lbs) {
+			blkfloor_verify_make(base + off, lbs, lba, run->p.seed,
+					     io->gen);
+			lba += lbs >> SECTOR_SHIFT;
+		}
+	}
+}
+
+static void blkfloor_verify_check(struct blkfloor_run *run,
+				  struct blkfloor_io *io)
+{
+	unsigned int lbs = run->eng.lbs, i, off;
+	u64 lba = io->sector;
+
+	for (i = 0; i < io->buf->nr; i++) {
+		void *base = page_address(io->buf->vecs[i].bv_page);
+
+		for (off = 0; off < io->buf->vecs[i].bv_len; off += lbs) {
+			if (!blkfloor_verify_ok(base + off, lbs, lba,
+						run->p.seed)) {
+				spin_lock(&run->lock);
+				if (run->nr_mismatch_lba < BLKFLOOR_MISMATCH_LBAS)
+					run->mismatch_lba[run->nr_mismatch_lba++] = lba;
+				run->mismatches++;
+				spin_unlock(&run->lock);
+			}
+			lba += lbs >> SECTOR_SHIFT;
+		}
+	}
+}
+
+static void blkfloor_end_io(struct bio *bio)
+{
+	struct blkfloor_io *io = bio->bi_private;
+	struct blkfloor_run *run = io->run;
+
+	WRITE_ONCE(io->done_ns, ktime_get_ns());
+	if (llist_add(&io->node, &run->done) && current != run->task)
+		wake_up_process(run->task);
+}
+
+/* Fold one completed I/O into the live interval and make its slot idle. */
+static void blkfloor_account(struct blkfloor_run *run, struct blkfloor_io *io)
+{
+	struct blkfloor_engine *eng = &run->eng;
+	blk_status_t status = io->bio->bi_status;
+
+	io->inflight = false;
+	eng->inflight--;
+	eng->free[eng->nr_free++] = io;
+	if (unlikely(status)) {
+		eng->acc->errors[blkfloor_err_class(status)]++;
+		if (!eng->errors_total++)
+			eng->first_err = blk_status_to_errno(status);
+		return;
+	}
+	eng->bytes_total += run->p.bs;
+	eng->ios_total++;
+	blkfloor_acc_add(eng->acc, run->p.bs, io->done_ns - io->submit_ns,
+			 !(run->p.flags & BLKFLOOR_F_NO_STATS));
+	if (run->p.op == BLKFLOOR_OP_READ && blkfloor_verifying(&run->p))
+		blkfloor_verify_check(run, io);
+}
+
+/* Move everything bi_end_io pushed onto eng->pending. */
+static void blkfloor_pull(struct blkfloor_run *run)
+{
+	struct llist_node *n = llist_del_all(&run->done), *next;
+
+	while (n) {
+		next = n->next;
+		n->next = run->eng.pending;
+		run->eng.pending = n;
+		n = next;
+	}
+}
+
+/* Account the pending I/Os that completed before @limit. */
+static void blkfloor_account_before(struct blkfloor_run *run, u64 limit)
+{
+	struct llist_node **pp = &run->eng.pending;
+
+	while (*pp) {
+		struct blkfloor_io *io = llist_entry(*pp, struct blkfloor_io,
+						     node);
+
+		if (io->done_ns < limit) {
+			*pp = io->node.next;
+			blkfloor_account(run, io);
+		} else {
+			pp = &(*pp)->next;
+		}
+	}
+}
+
+/*
+ * An I/O stamped before @limit may not be on run->done yet: bi_end_io sets
+ * done_ns and then pushes. Wait for every such one (a few instructions).
+ */
+static void blkfloor_catch_stragglers(struct blkfloor_run *run, u64 limit)
+{
+	struct blkfloor_engine *eng = &run->eng;
+	unsigned int i;
+
+again:
+	for (i = 0; i < run->p.qd; i++) {
+		struct blkfloor_io *io = &eng->ios[i];
+		u64 t;
+
+		if (!io->inflight)
+			continue;
+		t = READ_ONCE(io->done_ns);
+		if (!t || t >= limit)
+			continue;
+		cond_resched();
+		blkfloor_pull(run);
+		blkfloor_account_before(run, limit);
+		goto again;
+	}
+}
+
+/* Publish the live interval as closed at absolute time @end. */
+static void blkfloor_close_interval(struct blkfloor_run *run, u64 end)
+{
+	struct blkfloor_engine *eng = &run->eng;
+	struct blkfloor_iv iv = {}, old;
+	struct blkfloor_iv *slot;
+
+	if (blkfloor_acc_close(eng->acc, &iv))
+		pr_warn_ratelimited("run %u: no memory for interval %u's histogram\n",
+				    run->id, eng->iv_index);
+	iv.index = eng->iv_index;
+	iv.start_ns = eng->iv_start - eng->t0;
+	iv.end_ns = end - eng->t0;
+	iv.bytes_total = eng->bytes_total;
+	blkfloor_nl_notify_interval(run, &iv);
+
+	spin_lock(&run->lock);
+	slot = &run->ring[iv.index % run->p.ring];
+	if (run->closed >= run->p.ring && !slot->seen)
+		run->dropped++;
+	old = *slot;
+	*slot = iv;
+	run->closed = iv.index + 1;
+	run->bytes = eng->bytes_total;
+	run->ios = eng->ios_total;
+	run->errors = eng->errors_total;
+	spin_unlock(&run->lock);
+	blkfloor_iv_release(&old);
+
+	eng->iv_index++;
+	eng->iv_start = end;
+	eng->iv_end = end + run->p.interval_ns;
+}
+
+/* Account every completion so far, closing the intervals that ended. */
+static void blkfloor_reap(struct blkfloor_run *run)
+{
+	struct blkfloor_engine *eng = &run->eng;
+	u64 now;
+
+	for (;;) {
+		blkfloor_pull(run);
+		/* Read after the pull: every pulled I/O completed before now. */
+		now = ktime_get_ns();
+		if (now < eng->iv_end) {
+			blkfloor_account_before(run, U64_MAX);
+			return;
+		}
+		blkfloor_account_before(run, eng->iv_end);
+		blkfloor_catch_stragglers(run, eng->iv_end);
+		blkfloor_close_interval(run, eng->iv_end);
+	}
+}
+
+static bool blkfloor_stop_requested(struct blkfloor_run *run)
+{
+	return kthread_should_stop() || READ_ONCE(run->stop_req);
+}
+
+/* Why the run should stop submitting, or RUNNING. */
+static u8 blkfloor_end_reason(struct blkfloor_run *run, u64 now)
+{
+	struct blkfloor_engine *eng = &run->eng;
+
+	if (eng->errors_total > run->p.err_limit)
+		return BLKFLOOR_STATE_FAILED;
+	if (eng->errors_total && blkfloor_bdev_dead(run->bd.bdev))
+		return BLKFLOOR_STATE_FAILED;
+	if (blkfloor_stop_requested(run))
+		return BLKFLOOR_STATE_STOPPED;
+	if (eng->submitted >= eng->byte_limit || now >= eng->time_end)
+		return BLKFLOOR_STATE_DONE;
+	return BLKFLOOR_STATE_RUNNING;
+}
+
+static void blkfloor_io_submit(struct blkfloor_run *run, struct blkfloor_io *io)
+{
+	struct blkfloor_engine *eng = &run->eng;
+	struct blkfloor_params *p = &run->p;
+	struct bio *bio = io->bio;
+	u64 blk;
+
+	if (p->pattern == BLKFLOOR_PATTERN_SEQ) {
+		blk = eng->seq_next;
+		if (++eng->seq_next == eng->nblocks)
+			eng->seq_next = 0;
+	} else {
+		blk = mul_u64_u64_shr(blkfloor_splitmix(&eng->prng),
+				      eng->nblocks, 64);
+	}
+	io->sector = (p->offset + blk * p->bs) >> SECTOR_SHIFT;
+	if (p->op == BLKFLOOR_OP_WRITE && blkfloor_verifying(p)) {
+		io->gen = div64_u64(eng->submitted, eng->pass_bytes);
+		blkfloor_verify_fill(run, io);
+	}
+	eng->submitted += p->bs;
+
+	bio_reset(bio, run->bd.bdev, eng->opf);
+	bio->bi_iter.bi_sector = io->sector;
+	bio->bi_iter.bi_size = p->bs;
+	/* The bvec table was filled once; bio_reset() keeps it. */
+	if (io->buf)
+		bio->bi_vcnt = io->buf->nr;
+	bio->bi_end_io = blkfloor_end_io;
+	bio->bi_private = io;
+	io->done_ns = 0;
+	io->inflight = true;
+	eng->inflight++;
+	io->submit_ns = ktime_get_ns();
+	submit_bio(bio);
+}
+
+/* Rate cap: may one more request go now? Charges it when it may. */
+static bool blkfloor_rate_ok(struct blkfloor_engine *eng)
+{
+	u64 now = (ktime_get_ns() - eng->t0) << BLKFLOOR_RATE_SHIFT;
+	u64 slack = max_t(u64, eng->rate_cost,
+			  (u64)NSEC_PER_MSEC << BLKFLOOR_RATE_SHIFT);
+
+	if (now < eng->rate_next)
+		return false;
+	if (eng->rate_next + slack < now)
+		eng->rate_next = now - slack;
+	eng->rate_next += eng->rate_cost;
+	return true;
+}
+
+static void blkfloor_submit(struct blkfloor_run *run)
+{
+	struct blkfloor_engine *eng = &run->eng;
+	struct blk_plug plug;
+	bool plugged = false;
+
+	while (eng->nr_free && eng->submitted < eng->byte_limit) {
+		if (eng->rate_cost && !blkfloor_rate_ok(eng))
+			break;
+		if (!plugged) {
+			blk_start_plug(&plug);
+			plugged = true;
+		}
+		blkfloor_io_submit(run, eng->free[--eng->nr_free]);
+	}
+	if (plugged)
+		blk_finish_plug(&plug);
+}
+
+/* Sleep until a completion, the interval's end, or a limit/pacing time. */
+static void blkfloor_sleep(struct blkfloor_run *run, bool running)
+{
+	struct blkfloor_engine *eng = &run->eng;
+	u64 wake = eng->iv_end;
+	ktime_t expires;
+
+	if (running) {
+		wake = min(wake, eng->time_end);
+		if (eng->rate_cost && eng->nr_free &&
+		    eng->submitted < eng->byte_limit)
+			wake = min(wake, eng->t0 +
+				   (eng->rate_next >> BLKFLOOR_RATE_SHIFT));
+	}
+	set_current_state(TASK_IDLE);
+	if (!llist_empty(&run->done) ||
+	    (running && blkfloor_stop_requested(run))) {
+		__set_current_state(TASK_RUNNING);
+		return;
+	}
+	expires = ns_to_ktime(wake);
+	schedule_hrtimeout(&expires, HRTIMER_MODE_ABS);
+	__set_current_state(TASK_RUNNING);
+}
+
+static int blkfloor_thread(void *data)
+{
+	struct blkfloor_run *run = data;
+	struct blkfloor_engine *eng = &run->eng;
+	u8 state = BLKFLOOR_STATE_RUNNING;
+	bool dead;
+	int err = 0;
+	u64 now;
+
+	for (;;) {
+		blkfloor_reap(run);
+		if (state == BLKFLOOR_STATE_RUNNING)
+			state = blkfloor_end_reason(run, ktime_get_ns());
+		if (state == BLKFLOOR_STATE_RUNNING)
+			blkfloor_submit(run);
+		else if (!eng->inflight)
+			break;
+		blkfloor_sleep(run, state == BLKFLOOR_STATE_RUNNING);
+	}
+
+	/* Drained: close the last, partial interval unless it is empty. */
+	now = ktime_get_ns();
+	if (eng->acc->ios || eng->errors_total != run->errors)
+		blkfloor_close_interval(run, now);
+	dead = blkfloor_bdev_dead(run->bd.bdev);
+	blkfloor_target_close(run);
+	if (eng->errors_total > run->p.err_limit ||
+	    (eng->errors_total && dead)) {
+		state = BLKFLOOR_STATE_FAILED;
+		err = eng->first_err ?: -EIO;
+	}
+
+	spin_lock(&run->lock);
+	run->state = state;
+	run->err = err;
+	run->elapsed_ns = now - eng->t0;
+	run->bytes = eng->bytes_total;
+	run->ios = eng->ios_total;
+	run->errors = eng->errors_total;
+	spin_unlock(&run->lock);
+	blkfloor_nl_notify_end(run);
+	return 0;
+}
+
+/**
+ * blkfloor_engine_init() - preallocate a run's I/O slots, bios and buffers
+ * @run: the run, its parameters checked and its device open
+ *
+ * Everything the run needs is allocated here; nothing is allocated per I/O.
+ *
+ * Return: 0 or -ENOMEM; blkfloor_engine_free() undoes a partial setup.
+ */
+int blkfloor_engine_init(struct blkfloor_run *run)
+{
+	struct blkfloor_engine *eng = &run->eng;
+	struct blkfloor_params *p = &run->p;
+	bool verify = blkfloor_verifying(p);
+	unsigned int i;
+
+	eng->acc = kvzalloc(sizeof(*eng->acc), GFP_KERNEL);
+	eng->ios = kvcalloc(p->qd, sizeof(*eng->ios), GFP_KERNEL);
+	eng->free = kvcalloc(p->qd, sizeof(*eng->free), GFP_KERNEL);
+	run->ring = kvcalloc(p->ring, sizeof(*run->ring), GFP_KERNEL);
+	if (!eng->acc || !eng->ios || !eng->free || !run->ring)
+		return -ENOMEM;
+	blkfloor_acc_reset(eng->acc);
+
+	if (blkfloor_has_data(p) && !verify) {
+		bool zero = p->op == BLKFLOOR_OP_READ ||
+			    p->data == BLKFLOOR_DATA_ZERO;
+
+		if (blkfloor_buf_alloc(&eng->shared, p->bs, zero))
+			return -ENOMEM;
+		if (!zero)
+			blkfloor_buf_fill_random(&eng->shared);
+	}
+
+	for (i = 0; i < p->qd; i++) {
+		struct blkfloor_io *io = &eng->ios[i];
+		unsigned short nr = 0;
+
+		io->run = run;
+		if (verify) {
+			io->buf = kzalloc(sizeof(*io->buf), GFP_KERNEL);
+			if (!io->buf || blkfloor_buf_alloc(io->buf, p->bs, true))
+				return -ENOMEM;
+		} else if (blkfloor_has_data(p)) {
+			io->buf = &eng->shared;
+		}
+		if (io->buf)
+			nr = io->buf->nr;
+		io->bio = bio_kmalloc(nr, GFP_KERNEL);
+		if (!io->bio)
+			return -ENOMEM;
+		bio_init(io->bio, NULL, io->bio->bi_inline_vecs, nr, 0);
+		if (nr)
+			memcpy(io->bio->bi_io_vec, io->buf->vecs,
+			       nr * sizeof(*io->buf->vecs));
+		eng->free[eng->nr_free++] = io;
+	}
+	return 0;
+}
+
+/**
+ * blkfloor_engine_free() - free what blkfloor_engine_init() allocated
+ * @run: the run; its kthread is gone or was never started
+ */
+void blkfloor_engine_free(struct blkfloor_run *run)
+{
+	struct blkfloor_engine *eng = &run->eng;
+	unsigned int i;
+
+	for (i = 0; eng->ios && i < run->p.qd; i++) {
+		struct blkfloor_io *io = &eng->ios[i];
+
+		if (io->bio) {
+			bio_uninit(io->bio);
+			kfree(io->bio);
+		}
+		if (io->buf && io->buf != &eng->shared) {
+			blkfloor_buf_free(io->buf);
+			kfree(io->buf);
+		}
+	}
+	blkfloor_buf_free(&eng->shared);
+	kvfree(eng->ios);
+	kvfree(eng->free);
+	kvfree(eng->acc);
+	for (i = 0; run->ring && i < run->p.ring; i++)
+		blkfloor_iv_release(&run->ring[i]);
+	kvfree(run->ring);
+	eng->ios = NULL;
+	eng->free = NULL;
+	eng->acc = NULL;
+	run->ring = NULL;
+}
+
+/* Byte limit from MAX_BYTES and LOOPS (the caller made LOOPS 1 if no limit). */
+static u64 blkfloor_byte_limit(const struct blkfloor_run *run)
+{
+	const struct blkfloor_params *p = &run->p;
+	u64 limit = p->max_bytes ?: U64_MAX, loops_bytes;
+
+	if (p->loops &&
+	    !check_mul_overflow((u64)p->loops, run->eng.pass_bytes,
+				&loops_bytes))
+		limit = min(limit, loops_bytes);
+	return limit;
+}
+
+/**
+ * blkfloor_run_start() - start a run's kthread
+ * @run: the run, its engine initialized and its id assigned
+ *
+ * Return: 0 with the kthread running, or a negative errno.
+ */
+int blkfloor_run_start(struct blkfloor_run *run)
+{
+	struct blkfloor_engine *eng = &run->eng;
+	struct blkfloor_params *p = &run->p;
+	struct task_struct *task;
+
+	eng->opf = REQ_OP_READ;
+	if (p->op == BLKFLOOR_OP_WRITE) {
+		eng->opf = REQ_OP_WRITE | REQ_SYNC;
+		if (p->flags & BLKFLOOR_F_FUA)
+			eng->opf |= REQ_FUA;
+		if (p->flags & BLKFLOOR_F_PREFLUSH)
+			eng->opf |= REQ_PREFLUSH;
+	} else if (p->op == BLKFLOOR_OP_DISCARD) {
+		eng->opf = REQ_OP_DISCARD;
+	} else if (p->op == BLKFLOOR_OP_WRITE_ZEROES) {
+		eng->opf = REQ_OP_WRITE_ZEROES;
+	}
+	eng->nblocks = div_u64(p->length, p->bs);
+	eng->pass_bytes = eng->nblocks * p->bs;
+	eng->byte_limit = blkfloor_byte_limit(run);
+	eng->prng = p->seed;
+	if (p->rate_bps)
+		eng->rate_cost = mul_u64_u64_div_u64(p->bs,
+						     (u64)NSEC_PER_SEC << BLKFLOOR_RATE_SHIFT,
+						     p->rate_bps);
+	if (p->rate_iops)
+		eng->rate_cost = max(eng->rate_cost,
+				     div64_u64((u64)NSEC_PER_SEC <<
+					       BLKFLOOR_RATE_SHIFT,
+					       p->rate_iops));
+	if ((p->rate_bps || p->rate_iops) && !eng->rate_cost)
+		eng->rate_cost = 1;
+
+	task = kthread_create(blkfloor_thread, run, "blkfloor/%u", run->id);
+	if (IS_ERR(task))
+		return PTR_ERR(task);
+	/* Held until the run is freed: kthread_stop() after a natural exit. */
+	get_task_struct(task);
+	run->task = task;
+	run->state = BLKFLOOR_STATE_RUNNING;
+	run->start_real = ktime_get_real_ns();
+	eng->t0 = ktime_get_ns();
+	eng->iv_start = eng->t0;
+	eng->iv_end = eng->t0 + p->interval_ns;
+	eng->time_end = p->max_time_ns ? eng->t0 + p->max_time_ns : U64_MAX;
+	wake_up_process(task);
+	return 0;
+}

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * blkfloor: sustained block-device throughput measurement.
+ *
+ * Module init/exit, parameters and the list of runs.
+ *
+ * Runs live on blkfloor_runs, oldest first, from RUN_START until they are
+ * trimmed (more than keep_ended ended runs) or the module is unloaded; ended
+ * runs stay so their totals and intervals can still be read. The list holds
+ * one reference on each run; lookups take another.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/netlink.h>
+#include <linux/notifier.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <net/net_namespace.h>
+#include "blkfloor.h"
+
+unsigned int g_keep_ended = 16;
+module_param_named(keep_ended, g_keep_ended, uint, 0644);
+MODULE_PARM_DESC(keep_ended, "Ended runs kept for reading, oldest freed first (default: 16)");
+
+static LIST_HEAD(blkfloor_runs);
+/* Serializes adding and removing runs; held while stopping them. */
+static DEFINE_MUTEX(blkfloor_lock);
+/*
+ * Also held (inside blkfloor_lock) to change the list, so the netlink
+ * notifier can walk it without sleeping.
+ */
+static DEFINE_SPINLOCK(blkfloor_list_lock);
+static u32 blkfloor_next_id;
+static bool blkfloor_unloading;
+
+/**
+ * blkfloor_run_alloc() - allocate an empty run
+ *
+ * Return: the run with one reference, or NULL.
+ */
+struct blkfloor_run *blkfloor_run_alloc(void)
+{
+	struct blkfloor_run *run = kzalloc(sizeof(*run), GFP_KERNEL);
+
+	if (!run)
+		return NULL;
+	INIT_LIST_HEAD(&run->node);
+	kref_init(&run->kref);
+	mutex_init(&run->stop_lock);
+	spin_lock_init(&run->lock);
+	init_llist_head(&run->done);
+	return run;
+}
+
+static void blkfloor_run_release(struct kref *kref)
+{
+	struct blkfloor_run *run = container_of(kref, struct blkfloor_run,
+						kref);
+
+	blkfloor_engine_free(run);
+	blkfloor_target_close(run);
+	if (run->task)
+		put_task_struct(run->task);
+	mutex_destroy(&run->stop_lock);
+	kfree(run);
+}
+
+/**
+ * blkfloor_run_put() - drop a reference to a run
+ * @run: the run (may be NULL)
+ */
+void blkfloor_run_put(struct blkfloor_run *run)
+{
+	if (run)
+		kref_put(&run->kref, blkfloor_run_release);
+}
+
+/**
+ * blkfloor_run_get() - look a run up by id
+ * @id: run id
+ *
+ * Return: the run with a reference the caller must drop, or NULL.
+ */
+struct blkfloor_run *blkfloor_run_get(u32 id)
+{
+	struct blkfloor_run *run, *found = NULL;
+
+	mutex_lock(&blkfloor_lock);
+	list_for_each_entry(run, &blkfloor_runs, node) {
+		if (run->id == id) {
+			kref_get(&run->kref);
+			found = run;
+			break;
+		}
+	}
+	mutex_unlock(&blkfloor_lock);
+	return found;
+}
+
+/**
+ * blkfloor_run_get_next() - the run with the smallest id above @id
+ * @id: previous id (0 to start)
+ *
+ * Return: the run with a reference the caller must drop, or NULL.
+ */
+struct blkfloor_run *blkfloor_run_get_next(u32 id)
+{
+	struct blkfloor_run *run, *found = NULL;
+
+	mutex_lock(&blkfloor_lock);
+	list_for_each_entry(run, &blkfloor_runs, node) {
+		if (run->id > id) {
+			kref_get(&run->kref);
+			found = run;
+			break;
+		}
+	}
+	mutex_unlock(&blkfloor_lock);
+	return found;
+}
+
+/**
+ * blkfloor_run_stop() - stop a run and wait until it has drained
+ * @run: the run
+ *
+ * When this returns the kthread has exited: in-flight bios completed and the
+ * device is released. A run that already ended is left as it was.
+ */
+void blkfloor_run_stop(struct blkfloor_run *run)
+{
+	mutex_lock(&run->stop_lock);
+	if (run->task && !run->stopped) {
+		WRITE_ONCE(run->stop_req, true);
+		kthread_stop(run->task);
+		run->stopped = true;
+	}
+	mutex_unlock(&run->stop_lock);
+}
+
+static bool blkfloor_run_ended(struct blkfloor_run *run)
+{
+	bool ended;
+
+	spin_lock(&run->lock);
+	ended = run->state != BLKFLOOR_STATE_RUNNING;
+	spin_unlock(&run->lock);
+	return ended;
+}
+
+/* Unlist and drop a run; called with blkfloor_lock held. */
+static void blkfloor_run_remove(struct blkfloor_run *run)
+{
+	spin_lock(&blkfloor_list_lock);
+	list_del_init(&run->node);
+	spin_unlock(&blkfloor_list_lock);
+	blkfloor_run_stop(run);
+	blkfloor_run_put(run);
+}
+
+/* Free the oldest ended runs beyond keep_ended; blkfloor_lock held. */
+static void blkfloor_trim_ended(void)
+{
+	struct blkfloor_run *run, *tmp;
+	unsigned int ended = 0;
+
+	list_for_each_entry(run, &blkfloor_runs, node)
+		ended += blkfloor_run_ended(run);
+	list_for_each_entry_safe(run, tmp, &blkfloor_runs, node) {
+		if (ended <= READ_ONCE(g_keep_ended))
+			break;
+		if (!blkfloor_run_ended(run))
+			continue;
+		blkfloor_run_remove(run);
+		ended--;
+	}
+}
+
+/**
+ * blkfloor_run_add() - assign an id, start the kthread and list the run
+ * @run: the run, its device open and its engine initialized
+ *
+ * The list takes over the caller's reference; the caller gets a new one.
+ *
+ * Return: 0, -ESHUTDOWN while the module unloads, or the kthread error.
+ */
+int blkfloor_run_add(struct blkfloor_run *run)
+{
+	int ret;
+
+	mutex_lock(&blkfloor_lock);
+	if (blkfloor_unloading) {
+		ret = -ESHUTDOWN;
+		goto out_unlock;
+	}
+	run->id = ++blkfloor_next_id;
+	ret = blkfloor_run_start(run);
+	if (ret)
+		goto out_unlock;
+	kref_get(&run->kref);
+	spin_lock(&blkfloor_list_lock);
+	list_add_tail(&run->node, &blkfloor_runs);
+	spin_unlock(&blkfloor_list_lock);
+	blkfloor_trim_ended();
+out_unlock:
+	mutex_unlock(&blkfloor_lock);
+	return ret;
+}
+
+/*
+ * A netlink socket was released: stop the runs it owns. This only sets a
+ * flag and wakes the kthreads (no sleeping here); each run drains and
+ * releases its device in its own kthread.
+ */
+static int blkfloor_netlink_notify(struct notifier_block *nb,
+				   unsigned long state, void *data)
+{
+	struct netlink_notify *notify = data;
+	struct blkfloor_run *run;
+
+	if (state != NETLINK_URELEASE || notify->protocol != NETLINK_GENERIC ||
+	    !net_eq(notify->net, &init_net) || !notify->portid)
+		return NOTIFY_DONE;
+
+	spin_lock(&blkfloor_list_lock);
+	list_for_each_entry(run, &blkfloor_runs, node) {
+		if (run->owner_portid != notify->portid)
+			continue;
+		WRITE_ONCE(run->stop_req, true);
+		wake_up_process(run->task);
+	}
+	spin_unlock(&blkfloor_list_lock);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block blkfloor_netlink_notifier = {
+	.notifier_call = blkfloor_netlink_notify,
+};
+
+/* Stop and free every run; no new one can start afterwards. */
+static void blkfloor_runs_destroy(void)
+{
+	struct blkfloor_run *run, *tmp;
+
+	mutex_lock(&blkfloor_lock);
+	blkfloor_unloading = true;
+	list_for_each_entry_safe(run, tmp, &blkfloor_runs, node)
+		blkfloor_run_remove(run);
+	mutex_unlock(&blkfloor_lock);
+}
+
+static int __init blkfloor_init(void)
+{
+	int ret;
+
+	ret = blkfloor_nl_init();
+	if (ret)
+		return ret;
+	ret = netlink_register_notifier(&blkfloor_netlink_notifier);
+	if (ret)
+		goto out_nl_exit;
+	pr_info("version %s loaded\n", BLKFLOOR_VERSION);
+	return 0;
+
+out_nl_exit:
+	blkfloor_nl_exit();
+	return ret;
+}
+
+static void __exit blkfloor_exit(void)
+{
+	/* Runs exist only after init; they go first (they multicast). */
+	blkfloor_runs_destroy();
+	netlink_unregister_notifier(&blkfloor_netlink_notifier);
+	blkfloor_nl_exit();
+	pr_info("unloaded\n");
+}
+
+module_init(blkfloor_init);
+module_exit(blkfloor_exit);
+
+MODULE_DESCRIPTION("Sustained block-device throughput measurement");
+MODULE_AUTHOR("The blkfloor authors");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(BLKFLOOR_VERSION);
+MODULE_ALIAS_GENL_FAMILY(BLKFLOOR_FAMILY_NAME);

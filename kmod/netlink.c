@@ -1,0 +1,652 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * blkfloor: generic netlink handlers and notifications.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <net/genetlink.h>
+#include "blkfloor.h"
+#include "nl_spec.h"
+
+#define BLKFLOOR_BS_DEFAULT	(128U << 10)
+#define BLKFLOOR_QD_DEFAULT	32U
+/* Room for an interval message with every histogram bucket set. */
+#define BLKFLOOR_IV_MSG_MAX	(NLMSG_GOODSIZE + \
+				 BLKFLOOR_HIST_NR * sizeof(struct blkfloor_hist_entry))
+
+/* What RUN_GET reports, copied under run->lock. */
+struct blkfloor_nl_snap {
+	u8 state;
+	int err;
+	u64 elapsed_ns;
+	u64 bytes;
+	u64 ios;
+	u64 errors;
+	u64 mismatches;
+	u32 nr_mismatch_lba;
+	u64 mismatch_lba[BLKFLOOR_MISMATCH_LBAS];
+	u32 closed;
+	u32 dropped;
+};
+
+static void blkfloor_nl_snap(struct blkfloor_run *run,
+			     struct blkfloor_nl_snap *s)
+{
+	spin_lock(&run->lock);
+	s->state = run->state;
+	s->err = run->err;
+	s->elapsed_ns = run->elapsed_ns;
+	s->bytes = run->bytes;
+	s->ios = run->ios;
+	s->errors = run->errors;
+	s->mismatches = run->mismatches;
+	s->nr_mismatch_lba = run->nr_mismatch_lba;
+	memcpy(s->mismatch_lba, run->mismatch_lba, sizeof(s->mismatch_lba));
+	s->closed = run->closed;
+	s->dropped = run->dropped;
+	spin_unlock(&run->lock);
+	if (s->state == BLKFLOOR_STATE_RUNNING)
+		s->elapsed_ns = ktime_get_ns() - run->eng.t0;
+}
+
+static int blkfloor_nl_put_u64(struct sk_buff *skb, int type, u64 v)
+{
+	return nla_put_u64_64bit(skb, type, v, BLKFLOOR_A_PAD);
+}
+
+static int blkfloor_nl_put_params(struct sk_buff *skb,
+				  const struct blkfloor_run *run)
+{
+	const struct blkfloor_params *p = &run->p;
+
+	if (nla_put_string(skb, BLKFLOOR_A_DEV_PATH, p->path) ||
+	    nla_put_u8(skb, BLKFLOOR_A_OP, p->op) ||
+	    nla_put_u8(skb, BLKFLOOR_A_PATTERN, p->pattern) ||
+	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_SEED, p->seed) ||
+	    nla_put_u32(skb, BLKFLOOR_A_BS, p->bs) ||
+	    nla_put_u32(skb, BLKFLOOR_A_QD, p->qd) ||
+	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_OFFSET, p->offset) ||
+	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_LENGTH, p->length) ||
+	    (p->max_bytes &&
+	     blkfloor_nl_put_u64(skb, BLKFLOOR_A_MAX_BYTES, p->max_bytes)) ||
+	    (p->max_time_ns &&
+	     blkfloor_nl_put_u64(skb, BLKFLOOR_A_MAX_TIME_NS, p->max_time_ns)) ||
+	    (p->loops && nla_put_u32(skb, BLKFLOOR_A_LOOPS, p->loops)) ||
+	    (p->rate_bps &&
+	     blkfloor_nl_put_u64(skb, BLKFLOOR_A_RATE_BPS, p->rate_bps)) ||
+	    (p->rate_iops &&
+	     blkfloor_nl_put_u64(skb, BLKFLOOR_A_RATE_IOPS, p->rate_iops)) ||
+	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_INTERVAL_NS, p->interval_ns) ||
+	    nla_put_u32(skb, BLKFLOOR_A_RING, p->ring) ||
+	    nla_put_u32(skb, BLKFLOOR_A_FLAGS, p->flags) ||
+	    nla_put_u8(skb, BLKFLOOR_A_DATA, p->data) ||
+	    nla_put_u32(skb, BLKFLOOR_A_ERR_LIMIT, p->err_limit))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* Fill one message describing @run (RUN_GET, RUN_START, RUN_END_NTF...). */
+static int blkfloor_nl_fill_run(struct sk_buff *skb, struct blkfloor_run *run,
+				u32 portid, u32 seq, int flags, u8 cmd)
+{
+	struct blkfloor_nl_snap s;
+	void *hdr;
+	u32 i;
+
+	hdr = genlmsg_put(skb, portid, seq, &blkfloor_nl_family, flags, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	blkfloor_nl_snap(run, &s);
+	if (nla_put_u32(skb, BLKFLOOR_A_RUN_ID, run->id) ||
+	    blkfloor_nl_put_params(skb, run) ||
+	    nla_put_u8(skb, BLKFLOOR_A_STATE, s.state) ||
+	    nla_put_s32(skb, BLKFLOOR_A_ERRNO, s.err) ||
+	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_START_TIME_NS, run->start_real) ||
+	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_ELAPSED_NS, s.elapsed_ns) ||
+	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_BYTES, s.bytes) ||
+	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_IOS, s.ios) ||
+	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_ERRORS, s.errors) ||
+	    nla_put_u32(skb, BLKFLOOR_A_INTERVALS, s.closed) ||
+	    nla_put_u32(skb, BLKFLOOR_A_DROPPED, s.dropped) ||
+	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_MISMATCHES, s.mismatches) ||
+	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_DEV_SIZE, run->dev_size) ||
+	    nla_put_u32(skb, BLKFLOOR_A_DEV_LBS, run->eng.lbs) ||
+	    nla_put_u32(skb, BLKFLOOR_A_MAX_IO_BYTES, run->max_io_bytes) ||
+	    nla_put_u32(skb, BLKFLOOR_A_OWNER_PORTID, run->owner_portid))
+		goto err_cancel;
+	for (i = 0; i < s.nr_mismatch_lba; i++)
+		if (blkfloor_nl_put_u64(skb, BLKFLOOR_A_MISMATCH_LBA,
+					s.mismatch_lba[i]))
+			goto err_cancel;
+	genlmsg_end(skb, hdr);
+	return 0;
+
+err_cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+/* BLKFLOOR_A_INTERVAL nest. */
+static int blkfloor_nl_put_iv(struct sk_buff *skb, const struct blkfloor_iv *iv)
+{
+	struct nlattr *nest, *errs;
+	unsigned int c;
+
+	nest = nla_nest_start(skb, BLKFLOOR_A_INTERVAL);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, BLKFLOOR_IV_A_INDEX, iv->index) ||
+	    nla_put_u64_64bit(skb, BLKFLOOR_IV_A_START_NS, iv->start_ns,
+			      BLKFLOOR_IV_A_PAD) ||
+	    nla_put_u64_64bit(skb, BLKFLOOR_IV_A_END_NS, iv->end_ns,
+			      BLKFLOOR_IV_A_PAD) ||
+	    nla_put_u64_64bit(skb, BLKFLOOR_IV_A_BYTES, iv->bytes,
+			      BLKFLOOR_IV_A_PAD) ||
+	    nla_put_u64_64bit(skb, BLKFLOOR_IV_A_IOS, iv->ios,
+			      BLKFLOOR_IV_A_PAD))
+		goto err_cancel;
+	errs = nla_nest_start(skb, BLKFLOOR_IV_A_ERRORS);
+	if (!errs)
+		goto err_cancel;
+	/* Types in this nest are class + 1; type 0 pads where needed. */
+	for (c = 0; c < __BLKFLOOR_ERR_MAX; c++)
+		if (iv->errors[c] &&
+		    nla_put_u64_64bit(skb, c + 1, iv->errors[c], 0))
+			goto err_cancel;
+	nla_nest_end(skb, errs);
+	if (nla_put_u64_64bit(skb, BLKFLOOR_IV_A_LAT_MIN_NS, iv->lat_min,
+			      BLKFLOOR_IV_A_PAD) ||
+	    nla_put_u64_64bit(skb, BLKFLOOR_IV_A_LAT_MAX_NS, iv->lat_max,
+			      BLKFLOOR_IV_A_PAD) ||
+	    nla_put_u64_64bit(skb, BLKFLOOR_IV_A_LAT_SUM_NS, iv->lat_sum,
+			      BLKFLOOR_IV_A_PAD) ||
+	    (iv->nr_hist &&
+	     nla_put(skb, BLKFLOOR_IV_A_HIST,
+		     iv->nr_hist * sizeof(*iv->hist), iv->hist)) ||
+	    nla_put_u64_64bit(skb, BLKFLOOR_IV_A_BYTES_TOTAL, iv->bytes_total,
+			      BLKFLOOR_IV_A_PAD))
+		goto err_cancel;
+	nla_nest_end(skb, nest);
+	return 0;
+
+err_cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+static bool blkfloor_nl_listening(void)
+{
+	return genl_has_listeners(&blkfloor_nl_family, &init_net,
+				  BLKFLOOR_NLGRP_EVENTS);
+}
+
+/**
+ * blkfloor_nl_notify_interval() - multicast a closed interval
+ * @run: its run
+ * @iv: the interval; @iv->seen is set when a listener got it
+ *
+ * Called from the run's kthread once per interval.
+ */
+void blkfloor_nl_notify_interval(struct blkfloor_run *run,
+				 struct blkfloor_iv *iv)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	if (!blkfloor_nl_listening())
+		return;
+	skb = genlmsg_new(NLMSG_GOODSIZE + iv->nr_hist * sizeof(*iv->hist),
+			  GFP_KERNEL);
+	if (!skb)
+		return;
+	hdr = genlmsg_put(skb, 0, 0, &blkfloor_nl_family, 0,
+			  BLKFLOOR_CMD_INTERVAL_NTF);
+	if (!hdr)
+		goto err_free;
+	if (nla_put_u32(skb, BLKFLOOR_A_RUN_ID, run->id) ||
+	    blkfloor_nl_put_iv(skb, iv))
+		goto err_free;
+	genlmsg_end(skb, hdr);
+	if (!genlmsg_multicast(&blkfloor_nl_family, skb, 0,
+			       BLKFLOOR_NLGRP_EVENTS, GFP_KERNEL))
+		iv->seen = true;
+	return;
+
+err_free:
+	nlmsg_free(skb);
+}
+
+/**
+ * blkfloor_nl_notify_end() - multicast a run's end
+ * @run: the run, its final state published
+ */
+void blkfloor_nl_notify_end(struct blkfloor_run *run)
+{
+	struct sk_buff *skb;
+
+	if (!blkfloor_nl_listening())
+		return;
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!skb)
+		return;
+	if (blkfloor_nl_fill_run(skb, run, 0, 0, 0, BLKFLOOR_CMD_RUN_END_NTF)) {
+		nlmsg_free(skb);
+		return;
+	}
+	genlmsg_multicast(&blkfloor_nl_family, skb, 0, BLKFLOOR_NLGRP_EVENTS,
+			  GFP_KERNEL);
+}
+
+static u64 blkfloor_nl_get_u64(struct nlattr *attr, u64 def)
+{
+	return attr ? nla_get_u64(attr) : def;
+}
+
+static u32 blkfloor_nl_get_u32(struct nlattr *attr, u32 def)
+{
+	return attr ? nla_get_u32(attr) : def;
+}
+
+static u8 blkfloor_nl_get_u8(struct nlattr *attr, u8 def)
+{
+	return attr ? nla_get_u8(attr) : def;
+}
+
+/* Parameters from a RUN_START request, with the checks the policy can't do. */
+static int blkfloor_nl_parse_params(struct blkfloor_run *run,
+				    struct genl_info *info)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr **tb = info->attrs;
+	struct blkfloor_params *p = &run->p;
+
+	nla_strscpy(p->path, tb[BLKFLOOR_A_DEV_PATH], sizeof(p->path));
+	p->op = nla_get_u8(tb[BLKFLOOR_A_OP]);
+	p->pattern = blkfloor_nl_get_u8(tb[BLKFLOOR_A_PATTERN],
+					BLKFLOOR_PATTERN_SEQ);
+	p->data = blkfloor_nl_get_u8(tb[BLKFLOOR_A_DATA],
+				     BLKFLOOR_DATA_RANDOM);
+	p->seed = blkfloor_nl_get_u64(tb[BLKFLOOR_A_SEED], get_random_u64());
+	p->bs = blkfloor_nl_get_u32(tb[BLKFLOOR_A_BS], BLKFLOOR_BS_DEFAULT);
+	p->qd = blkfloor_nl_get_u32(tb[BLKFLOOR_A_QD], BLKFLOOR_QD_DEFAULT);
+	p->offset = blkfloor_nl_get_u64(tb[BLKFLOOR_A_OFFSET], 0);
+	p->length = blkfloor_nl_get_u64(tb[BLKFLOOR_A_LENGTH], 0);
+	p->max_bytes = blkfloor_nl_get_u64(tb[BLKFLOOR_A_MAX_BYTES], 0);
+	p->max_time_ns = blkfloor_nl_get_u64(tb[BLKFLOOR_A_MAX_TIME_NS], 0);
+	p->loops = blkfloor_nl_get_u32(tb[BLKFLOOR_A_LOOPS], 0);
+	p->rate_bps = blkfloor_nl_get_u64(tb[BLKFLOOR_A_RATE_BPS], 0);
+	p->rate_iops = blkfloor_nl_get_u64(tb[BLKFLOOR_A_RATE_IOPS], 0);
+	p->interval_ns = blkfloor_nl_get_u64(tb[BLKFLOOR_A_INTERVAL_NS],
+					     BLKFLOOR_INTERVAL_DEFAULT_NS);
+	p->ring = blkfloor_nl_get_u32(tb[BLKFLOOR_A_RING],
+				      BLKFLOOR_RING_DEFAULT);
+	p->flags = blkfloor_nl_get_u32(tb[BLKFLOOR_A_FLAGS], 0);
+	p->err_limit = blkfloor_nl_get_u32(tb[BLKFLOOR_A_ERR_LIMIT], 0);
+	if (!p->max_bytes && !p->max_time_ns && !p->loops)
+		p->loops = 1;
+
+	if (p->op != BLKFLOOR_OP_READ && !(p->flags & BLKFLOOR_F_DESTRUCTIVE)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[BLKFLOOR_A_OP],
+				    "write runs destroy data: set the destructive flag");
+		return -EPERM;
+	}
+	if ((p->flags & (BLKFLOOR_F_FUA | BLKFLOOR_F_PREFLUSH)) &&
+	    p->op != BLKFLOOR_OP_WRITE) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[BLKFLOOR_A_FLAGS],
+				    "FUA and preflush apply to write runs only");
+		return -EINVAL;
+	}
+	if (p->data == BLKFLOOR_DATA_VERIFY) {
+		if (p->op != BLKFLOOR_OP_READ && p->op != BLKFLOOR_OP_WRITE) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[BLKFLOOR_A_DATA],
+					    "verify data applies to read and write runs only");
+			return -EINVAL;
+		}
+		if ((u64)p->qd * p->bs > BLKFLOOR_VERIFY_MEM_MAX) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[BLKFLOOR_A_QD],
+					    "verify mode needs qd * bs <= 64 MiB");
+			return -EINVAL;
+		}
+	}
+	if (p->flags & BLKFLOOR_F_OWNER)
+		run->owner_portid = info->snd_portid;
+	return 0;
+}
+
+/**
+ * blkfloor_nl_run_start_doit() - BLKFLOOR_CMD_RUN_START
+ * @skb: request
+ * @info: request info
+ *
+ * Return: 0 (the reply describes the new run) or a negative errno.
+ */
+int blkfloor_nl_run_start_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct blkfloor_run *run;
+	struct sk_buff *msg;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, BLKFLOOR_A_DEV_PATH) ||
+	    GENL_REQ_ATTR_CHECK(info, BLKFLOOR_A_OP))
+		return -EINVAL;
+
+	run = blkfloor_run_alloc();
+	if (!run)
+		return -ENOMEM;
+	ret = blkfloor_nl_parse_params(run, info);
+	if (ret)
+		goto out_put_run;
+	ret = blkfloor_target_open(run, info->attrs, info->extack);
+	if (ret)
+		goto out_put_run;
+	ret = blkfloor_engine_init(run);
+	if (ret) {
+		NL_SET_ERR_MSG(info->extack, "cannot allocate the run's buffers");
+		goto out_put_run;
+	}
+	ret = -ENOMEM;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		goto out_put_run;
+	ret = blkfloor_run_add(run);
+	if (ret) {
+		if (ret == -ESHUTDOWN)
+			NL_SET_ERR_MSG(info->extack, "module is unloading");
+		else
+			NL_SET_ERR_MSG(info->extack, "cannot start the run");
+		goto out_free_msg;
+	}
+	ret = blkfloor_nl_fill_run(msg, run, info->snd_portid, info->snd_seq,
+				   0, info->genlhdr->cmd);
+	if (ret)
+		goto out_free_msg;
+	blkfloor_run_put(run);
+	return genlmsg_reply(msg, info);
+
+out_free_msg:
+	nlmsg_free(msg);
+out_put_run:
+	blkfloor_run_put(run);
+	return ret;
+}
+
+static struct blkfloor_run *blkfloor_nl_lookup(struct genl_info *info)
+{
+	struct nlattr *attr = info->attrs[BLKFLOOR_A_RUN_ID];
+	struct blkfloor_run *run;
+
+	run = blkfloor_run_get(nla_get_u32(attr));
+	if (!run)
+		NL_SET_ERR_MSG_ATTR(info->extack, attr, "no such run");
+	return run;
+}
+
+static int blkfloor_nl_reply_run(struct blkfloor_run *run,
+				 struct genl_info *info)
+{
+	struct sk_buff *msg;
+	int ret;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	ret = blkfloor_nl_fill_run(msg, run, info->snd_portid, info->snd_seq,
+				   0, info->genlhdr->cmd);
+	if (ret) {
+		nlmsg_free(msg);
+		return ret;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+/**
+ * blkfloor_nl_run_stop_doit() - BLKFLOOR_CMD_RUN_STOP
+ * @skb: request
+ * @info: request info
+ *
+ * Waits until the run has drained and released its device; replies with
+ * the run as RUN_GET does.
+ *
+ * Return: 0 or a negative errno (-ENOENT: no such run).
+ */
+int blkfloor_nl_run_stop_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct blkfloor_run *run;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, BLKFLOOR_A_RUN_ID))
+		return -EINVAL;
+	run = blkfloor_nl_lookup(info);
+	if (!run)
+		return -ENOENT;
+	blkfloor_run_stop(run);
+	ret = blkfloor_nl_reply_run(run, info);
+	blkfloor_run_put(run);
+	return ret;
+}
+
+/**
+ * blkfloor_nl_run_get_doit() - BLKFLOOR_CMD_RUN_GET, one run
+ * @skb: request
+ * @info: request info
+ *
+ * Return: 0 or a negative errno (-ENOENT: no such run).
+ */
+int blkfloor_nl_run_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct blkfloor_run *run;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, BLKFLOOR_A_RUN_ID))
+		return -EINVAL;
+	run = blkfloor_nl_lookup(info);
+	if (!run)
+		return -ENOENT;
+	ret = blkfloor_nl_reply_run(run, info);
+	blkfloor_run_put(run);
+	return ret;
+}
+
+/**
+ * blkfloor_nl_run_get_dumpit() - BLKFLOOR_CMD_RUN_GET, every run
+ * @skb: reply being filled
+ * @cb: dump state; args[0] is the last run id sent
+ *
+ * Return: bytes added, 0 at the end, or a negative errno.
+ */
+int blkfloor_nl_run_get_dumpit(struct sk_buff *skb,
+			       struct netlink_callback *cb)
+{
+	struct blkfloor_run *run;
+	u32 last = cb->args[0];
+	int ret = 0;
+
+	while ((run = blkfloor_run_get_next(last))) {
+		ret = blkfloor_nl_fill_run(skb, run,
+					   NETLINK_CB(cb->skb).portid,
+					   cb->nlh->nlmsg_seq, NLM_F_MULTI,
+					   BLKFLOOR_CMD_RUN_GET);
+		if (!ret)
+			last = run->id;
+		blkfloor_run_put(run);
+		if (ret)
+			break;
+	}
+	cb->args[0] = last;
+	if (ret && !skb->len)
+		return ret;
+	return skb->len;
+}
+
+/**
+ * blkfloor_nl_interval_get_start() - check a BLKFLOOR_CMD_INTERVAL_GET dump
+ * @cb: dump state; args[0] gets the run id, args[1] the next index
+ *
+ * Return: 0, or -EINVAL/-ENOENT with an extack message.
+ */
+int blkfloor_nl_interval_get_start(struct netlink_callback *cb)
+{
+	struct nlattr **tb = blkfloor_dump_attrs(cb);
+	struct blkfloor_run *run;
+
+	if (!tb[BLKFLOOR_A_RUN_ID]) {
+		NL_SET_ERR_MSG(cb->extack, "missing run id");
+		return -EINVAL;
+	}
+	run = blkfloor_run_get(nla_get_u32(tb[BLKFLOOR_A_RUN_ID]));
+	if (!run) {
+		NL_SET_ERR_MSG_ATTR(cb->extack, tb[BLKFLOOR_A_RUN_ID],
+				    "no such run");
+		return -ENOENT;
+	}
+	blkfloor_run_put(run);
+	cb->args[0] = nla_get_u32(tb[BLKFLOOR_A_RUN_ID]);
+	cb->args[1] = tb[BLKFLOOR_A_FROM_INDEX] ?
+		      nla_get_u32(tb[BLKFLOOR_A_FROM_INDEX]) : 0;
+	cb->min_dump_alloc = BLKFLOOR_IV_MSG_MAX;
+	return 0;
+}
+
+/**
+ * blkfloor_nl_interval_get_dumpit() - BLKFLOOR_CMD_INTERVAL_GET
+ * @skb: reply being filled
+ * @cb: dump state, see blkfloor_nl_interval_get_start()
+ *
+ * One message per closed interval still in the ring, oldest first, from
+ * FROM_INDEX on. Indexes already overwritten are skipped.
+ *
+ * Return: bytes added, 0 at the end, or a negative errno.
+ */
+int blkfloor_nl_interval_get_dumpit(struct sk_buff *skb,
+				    struct netlink_callback *cb)
+{
+	struct blkfloor_run *run;
+	u32 idx = cb->args[1];
+	int ret = 0;
+
+	run = blkfloor_run_get(cb->args[0]);
+	if (!run)
+		return 0;
+	for (;;) {
+		struct blkfloor_iv *iv;
+		void *hdr;
+		u32 oldest;
+
+		spin_lock(&run->lock);
+		oldest = run->closed > run->p.ring ?
+			 run->closed - run->p.ring : 0;
+		idx = max(idx, oldest);
+		if (idx >= run->closed) {
+			spin_unlock(&run->lock);
+			break;
+		}
+		iv = &run->ring[idx % run->p.ring];
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &blkfloor_nl_family,
+				  NLM_F_MULTI, BLKFLOOR_CMD_INTERVAL_GET);
+		if (!hdr) {
+			spin_unlock(&run->lock);
+			ret = -EMSGSIZE;
+			break;
+		}
+		if (nla_put_u32(skb, BLKFLOOR_A_RUN_ID, run->id) ||
+		    blkfloor_nl_put_iv(skb, iv)) {
+			genlmsg_cancel(skb, hdr);
+			spin_unlock(&run->lock);
+			ret = -EMSGSIZE;
+			break;
+		}
+		iv->seen = true;
+		spin_unlock(&run->lock);
+		genlmsg_end(skb, hdr);
+		idx++;
+	}
+	blkfloor_run_put(run);
+	cb->args[1] = idx;
+	if (ret && !skb->len)
+		return ret;
+	return skb->len;
+}
+
+/**
+ * blkfloor_nl_dev_caps_doit() - BLKFLOOR_CMD_DEV_CAPS
+ * @skb: request
+ * @info: request info
+ *
+ * Return: 0 (the reply carries a BLKFLOOR_A_CAPS nest) or a negative errno.
+ */
+int blkfloor_nl_dev_caps_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *path = info->attrs[BLKFLOOR_A_DEV_PATH];
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, BLKFLOOR_A_DEV_PATH))
+		return -EINVAL;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	ret = -EMSGSIZE;
+	hdr = genlmsg_put_reply(msg, info, &blkfloor_nl_family, 0,
+				info->genlhdr->cmd);
+	if (!hdr)
+		goto out_free_msg;
+	if (nla_put_string(msg, BLKFLOOR_A_DEV_PATH, nla_data(path)))
+		goto out_free_msg;
+	ret = blkfloor_target_put_caps(msg, path, info->extack);
+	if (ret)
+		goto out_free_msg;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+out_free_msg:
+	nlmsg_free(msg);
+	return ret;
+}
+
+/**
+ * blkfloor_nl_info_get_doit() - BLKFLOOR_CMD_INFO_GET
+ * @skb: request
+ * @info: request info
+ *
+ * Return: 0 (the reply carries BLKFLOOR_A_VERSION) or a negative errno.
+ */
+int blkfloor_nl_info_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &blkfloor_nl_family, 0,
+				info->genlhdr->cmd);
+	if (!hdr || nla_put_string(msg, BLKFLOOR_A_VERSION, BLKFLOOR_VERSION)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+/**
+ * blkfloor_nl_init() - register the generic netlink family
+ *
+ * Return: 0 or a negative errno.
+ */
+int blkfloor_nl_init(void)
+{
+	return genl_register_family(&blkfloor_nl_family);
+}
+
+/**
+ * blkfloor_nl_exit() - unregister the generic netlink family
+ */
+void blkfloor_nl_exit(void)
+{
+	genl_unregister_family(&blkfloor_nl_family);
+}

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * blkfloor: open, check and release the target block device.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/blkdev.h>
+#include <net/genetlink.h>
+#include "blkfloor.h"
+
+static void blkfloor_target_open_err(int err, struct nlattr *path,
+				     struct netlink_ext_ack *extack)
+{
+	switch (err) {
+	case -EBUSY:
+		NL_SET_ERR_MSG_ATTR(extack, path,
+				    "device is busy (mounted or held exclusively)");
+		break;
+	case -EACCES:
+	case -EROFS:
+		NL_SET_ERR_MSG_ATTR(extack, path,
+				    "device is read-only or access denied");
+		break;
+	case -ENOTBLK:
+		NL_SET_ERR_MSG_ATTR(extack, path, "not a block device");
+		break;
+	case -ENOENT:
+	case -ENODEV:
+	case -ENXIO:
+		NL_SET_ERR_MSG_ATTR(extack, path, "no such block device");
+		break;
+	default:
+		NL_SET_ERR_MSG_ATTR(extack, path, "cannot open the device");
+		break;
+	}
+}
+
+/**
+ * blkfloor_target_max_io() - largest request the queue takes for an op
+ * @bdev: the device
+ * @op: enum blkfloor_op
+ *
+ * Return: bytes, clamped to U32_MAX; 0 when the op is not supported.
+ */
+int blkfloor_target_max_io(struct block_device *bdev, u8 op)
+{
+	u64 sectors;
+
+	switch (op) {
+	case BLKFLOOR_OP_DISCARD:
+		sectors = bdev_max_discard_sectors(bdev);
+		break;
+	case BLKFLOOR_OP_WRITE_ZEROES:
+		sectors = bdev_write_zeroes_sectors(bdev);
+		break;
+	default:
+		sectors = queue_max_sectors(bdev_get_queue(bdev));
+		break;
+	}
+	return min_t(u64, sectors << SECTOR_SHIFT, INT_MAX);
+}
+
+static int blkfloor_target_check(struct blkfloor_run *run,
+				 struct nlattr **attrs,
+				 struct netlink_ext_ack *extack)
+{
+	struct block_device *bdev = run->bd.bdev;
+	struct blkfloor_params *p = &run->p;
+	unsigned int lbs = bdev_logical_block_size(bdev);
+	u64 size = bdev_nr_bytes(bdev);
+
+	run->dev_size = size;
+	run->eng.lbs = lbs;
+	if (p->bs % lbs) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[BLKFLOOR_A_BS],
+				    "block size is not a multiple of the logical block size");
+		return -EINVAL;
+	}
+	if (p->offset % lbs) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[BLKFLOOR_A_OFFSET],
+				    "offset is not a multiple of the logical block size");
+		return -EINVAL;
+	}
+	if (p->offset >= size) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[BLKFLOOR_A_OFFSET],
+				    "region starts beyond the end of the device");
+		return -EINVAL;
+	}
+	if (!p->length)
+		p->length = size - p->offset;
+	if (p->length > size - p->offset) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[BLKFLOOR_A_LENGTH],
+				    "region extends beyond the end of the device");
+		return -EINVAL;
+	}
+	if (p->bs > p->length) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[BLKFLOOR_A_BS],
+				    "block size is larger than the region");
+		return -EINVAL;
+	}
+	run->max_io_bytes = blkfloor_target_max_io(bdev, p->op);
+	if (p->op == BLKFLOOR_OP_DISCARD && !run->max_io_bytes) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[BLKFLOOR_A_OP],
+				    "device does not support discard");
+		return -EOPNOTSUPP;
+	}
+	if (p->op == BLKFLOOR_OP_WRITE_ZEROES && !run->max_io_bytes) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[BLKFLOOR_A_OP],
+				    "device does not support write zeroes");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/**
+ * blkfloor_target_open() - open a run's device exclusively and check the run
+ * @run: the run, its parameters filled in; it is the holder
+ * @attrs: the request's attributes, for extack
+ * @extack: where to say why the device or the parameters are refused
+ *
+ * Reads open the device read-only, everything else read-write. Resolves a
+ * zero region length to the end of the device.
+ *
+ * Return: 0 with the device held, or a negative errno with it released.
+ */
+int blkfloor_target_open(struct blkfloor_run *run, struct nlattr **attrs,
+			 struct netlink_ext_ack *extack)
+{
+	bool write = run->p.op != BLKFLOOR_OP_READ;
+	int ret;
+
+	ret = blkfloor_bdev_open(&run->bd, run->p.path, write, run);
+	if (ret) {
+		blkfloor_target_open_err(ret, attrs[BLKFLOOR_A_DEV_PATH], extack);
+		return ret;
+	}
+	ret = blkfloor_target_check(run, attrs, extack);
+	if (ret)
+		blkfloor_bdev_close(&run->bd);
+	return ret;
+}
+
+/**
+ * blkfloor_target_close() - release a run's device (idempotent)
+ * @run: the run
+ */
+void blkfloor_target_close(struct blkfloor_run *run)
+{
+	blkfloor_bdev_close(&run->bd);
+}
+
+/**
+ * blkfloor_target_put_caps() - describe a device in a BLKFLOOR_A_CAPS nest
+ * @skb: message being built
+ * @path: device path attribute (for extack)
+ * @extack: where to say why the device cannot be opened
+ *
+ * Opens the device non-exclusively and read-only just to read its queue
+ * limits, then closes it.
+ *
+ * Return: 0, -EMSGSIZE, or the open error.
+ */
+int blkfloor_target_put_caps(struct sk_buff *skb, struct nlattr *path,
+			     struct netlink_ext_ack *extack)
+{
+	struct blkfloor_bdev bd = {};
+	struct block_device *bdev;
+	struct request_queue *q;
+	struct nlattr *nest;
+	char name[BDEVNAME_SIZE];
+	int ret;
+
+	ret = blkfloor_bdev_open(&bd, nla_data(path), false, NULL);
+	if (ret) {
+		blkfloor_target_open_err(ret, path, extack);
+		return ret;
+	}
+	bdev = bd.bdev;
+	q = bdev_get_queue(bdev);
+	snprintf(name, sizeof(name), "%pg", bdev);
+
+	ret = -EMSGSIZE;
+	nest = nla_nest_start(skb, BLKFLOOR_A_CAPS);
+	if (!nest)
+		goto out_close;
+	if (nla_put_u64_64bit(skb, BLKFLOOR_CAPS_A_SIZE, bdev_nr_bytes(bdev),
+			      BLKFLOOR_CAPS_A_PAD) ||
+	    nla_put_u32(skb, BLKFLOOR_CAPS_A_LOGICAL_BS,
+			bdev_logical_block_size(bdev)) ||
+	    nla_put_u32(skb, BLKFLOOR_CAPS_A_PHYSICAL_BS,
+			bdev_physical_block_size(bdev)) ||
+	    nla_put_u32(skb, BLKFLOOR_CAPS_A_MAX_SECTORS,
+			queue_max_sectors(q)) ||
+	    nla_put_u32(skb, BLKFLOOR_CAPS_A_MAX_HW_SECTORS,
+			queue_max_hw_sectors(q)) ||
+	    nla_put_u32(skb, BLKFLOOR_CAPS_A_MAX_SEGMENTS,
+			queue_max_segments(q)) ||
+	    nla_put_u32(skb, BLKFLOOR_CAPS_A_DISCARD_GRANULARITY,
+			bdev_max_discard_sectors(bdev) ?
+			bdev_discard_granularity(bdev) : 0) ||
+	    nla_put_u64_64bit(skb, BLKFLOOR_CAPS_A_DISCARD_MAX_BYTES,
+			      (u64)bdev_max_discard_sectors(bdev) << SECTOR_SHIFT,
+			      BLKFLOOR_CAPS_A_PAD) ||
+	    nla_put_u64_64bit(skb, BLKFLOOR_CAPS_A_SECURE_ERASE_MAX_BYTES,
+			      (u64)bdev_max_secure_erase_sectors(bdev) <<
+			      SECTOR_SHIFT, BLKFLOOR_CAPS_A_PAD) ||
+	    nla_put_u64_64bit(skb, BLKFLOOR_CAPS_A_WRITE_ZEROES_MAX_BYTES,
+			      (u64)bdev_write_zeroes_sectors(bdev) << SECTOR_SHIFT,
+			      BLKFLOOR_CAPS_A_PAD) ||
+	    nla_put_u8(skb, BLKFLOOR_CAPS_A_WRITE_CACHE,
+		       bdev_write_cache(bdev)) ||
+	    nla_put_u8(skb, BLKFLOOR_CAPS_A_FUA, bdev_fua(bdev)) ||
+	    nla_put_u8(skb, BLKFLOOR_CAPS_A_ROTATIONAL, !bdev_nonrot(bdev)) ||
+	    nla_put_u8(skb, BLKFLOOR_CAPS_A_READ_ONLY, bdev_read_only(bdev)) ||
+	    nla_put_string(skb, BLKFLOOR_CAPS_A_DISK_NAME, name) ||
+	    nla_put_u32(skb, BLKFLOOR_CAPS_A_NR_HW_QUEUES, q->nr_hw_queues))
+		goto out_cancel_nest;
+	nla_nest_end(skb, nest);
+	ret = 0;
+	goto out_close;
+
+out_cancel_nest:
+	nla_nest_cancel(skb, nest);
+out_close:
+	blkfloor_bdev_close(&bd);
+	return ret;
+}
