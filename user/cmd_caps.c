@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * caps: what a device path can do; trim: discard a range and time it.
+ */
+#include <string.h>
+
+#include "cli.h"
+#include "devinfo.h"
+#include "units.h"
+
+static bool usb_transport(const char *t)
+{
+	return !strcmp(t, "uas") || !strcmp(t, "usb-storage") ||
+	       !strcmp(t, "usb");
+}
+
+static const char *no_trim_path(const struct bf_devinfo *di)
+{
+	return usb_transport(di->transport) ? "bridge" : "path";
+}
+
+static void devinfo_for(const struct bf_ctx *c, struct bf_devinfo *di)
+{
+	char name[64];
+
+	if (c->caps.disk[0])
+		snprintf(name, sizeof(name), "%s", c->caps.disk);
+	else
+		bf_dev_basename(c->dev, name, sizeof(name));
+	bf_devinfo_read("/sys", name, di);
+}
+
+static void caps_json(const struct bf_ctx *c, const struct bf_devinfo *di)
+{
+	const struct bf_caps *k = &c->caps;
+	struct bf_json j;
+
+	bf_json_init(&j, stdout);
+	bf_json_obj_open(&j, NULL);
+	bf_json_str(&j, "device", c->dev);
+	bf_json_str(&j, "disk", k->disk[0] ? k->disk : di->name);
+	bf_json_str(&j, "transport", di->transport);
+	bf_json_str(&j, "driver", di->driver);
+	bf_json_str(&j, "vendor", di->vendor);
+	bf_json_str(&j, "model", di->model);
+	bf_json_str(&j, "serial", di->serial);
+	bf_json_u64(&j, "size_bytes", k->size);
+	bf_json_u64(&j, "logical_block_size", k->lbs);
+	bf_json_u64(&j, "physical_block_size", k->pbs);
+	bf_json_u64(&j, "max_transfer_bytes", (uint64_t)k->max_sectors * 512);
+	bf_json_u64(&j, "max_hw_transfer_bytes",
+		    (uint64_t)k->max_hw_sectors * 512);
+	bf_json_u64(&j, "max_segments", k->max_segments);
+	bf_json_bool(&j, "discard", k->discard_max > 0);
+	bf_json_u64(&j, "discard_max_bytes", k->discard_max);
+	bf_json_u64(&j, "discard_granularity", k->discard_granularity);
+	bf_json_bool(&j, "secure_erase", k->secure_erase_max > 0);
+	bf_json_u64(&j, "secure_erase_max_bytes", k->secure_erase_max);
+	bf_json_bool(&j, "write_zeroes", k->write_zeroes_max > 0);
+	bf_json_u64(&j, "write_zeroes_max_bytes", k->write_zeroes_max);
+	bf_json_str(&j, "write_cache", k->write_cache ? "write back" :
+		    "write through");
+	bf_json_bool(&j, "fua", k->fua);
+	bf_json_bool(&j, "rotational", k->rotational);
+	bf_json_bool(&j, "read_only", k->read_only);
+	bf_json_u64(&j, "nr_hw_queues", k->nr_hw_queues);
+	bf_json_obj_close(&j);
+}
+
+static void caps_text(const struct bf_ctx *c, const struct bf_devinfo *di)
+{
+	const struct bf_caps *k = &c->caps;
+	char a[BF_FMT_LEN], b[BF_FMT_LEN];
+
+	printf("%s", c->dev);
+	if (di->vendor[0] || di->model[0])
+		printf(": %s%s%s", di->vendor, di->vendor[0] ? " " : "",
+		       di->model);
+	if (di->serial[0])
+		printf(", serial %s", di->serial);
+	putchar('\n');
+	printf("  transport:     %s%s%s%s\n", di->transport,
+	       di->driver[0] && strcmp(di->driver, di->transport) ?
+	       " (driver " : "",
+	       di->driver[0] && strcmp(di->driver, di->transport) ?
+	       di->driver : "",
+	       di->driver[0] && strcmp(di->driver, di->transport) ? ")" : "");
+	printf("  size:          %s (%llu bytes)\n",
+	       bf_fmt_bytes(a, sizeof(a), k->size),
+	       (unsigned long long)k->size);
+	printf("  block size:    %s logical, %s physical\n",
+	       bf_fmt_bs(a, sizeof(a), k->lbs), bf_fmt_bs(b, sizeof(b), k->pbs));
+	printf("  max transfer:  %s per request (hardware limit %s), %u segments\n",
+	       bf_fmt_bs(a, sizeof(a), (uint64_t)k->max_sectors * 512),
+	       bf_fmt_bs(b, sizeof(b), (uint64_t)k->max_hw_sectors * 512),
+	       k->max_segments);
+	if (k->discard_max)
+		printf("  TRIM:          supported, up to %s per command (granularity %s)\n",
+		       bf_fmt_bytes(a, sizeof(a), k->discard_max),
+		       bf_fmt_bs(b, sizeof(b), k->discard_granularity));
+	else
+		printf("  TRIM:          not supported: TRIM does not reach this drive through this %s\n",
+		       no_trim_path(di));
+	if (k->secure_erase_max)
+		printf("  secure erase:  supported, up to %s per command\n",
+		       bf_fmt_bytes(a, sizeof(a), k->secure_erase_max));
+	else
+		printf("  secure erase:  not supported through this %s\n",
+		       no_trim_path(di));
+	if (k->write_zeroes_max)
+		printf("  write zeroes:  supported, up to %s per command\n",
+		       bf_fmt_bytes(a, sizeof(a), k->write_zeroes_max));
+	else
+		printf("  write zeroes:  not supported (the kernel writes zero buffers instead)\n");
+	printf("  write cache:   %s\n", k->write_cache ?
+	       "volatile write-back cache (data needs a flush to be durable)" :
+	       "write-through (no volatile cache reported)");
+	printf("  FUA:           %s\n", k->fua ? "supported" : "not supported");
+	printf("  rotational:    %s\n", k->rotational ? "yes" : "no");
+	printf("  read-only:     %s\n", k->read_only ? "yes" : "no");
+	if (k->nr_hw_queues)
+		printf("  hw queues:     %u\n", k->nr_hw_queues);
+}
+
+static int do_caps(int argc, char **argv)
+{
+	struct bf_devinfo di;
+	struct bf_opts o = { 0 };
+	struct bf_ctx c;
+	char err[160];
+
+	if (bf_opts_parse(&o, argc, argv, BF_OPT(JSON), 1, 1, err, sizeof(err)))
+		return bf_usage(argv[0], err);
+	if (bf_ctx_open(&c, o.pos[0]))
+		return EXIT_FAIL;
+	devinfo_for(&c, &di);
+	if (o.json)
+		caps_json(&c, &di);
+	else
+		caps_text(&c, &di);
+	bf_ctx_close(&c);
+	return EXIT_OK;
+}
+
+BLKFLOOR_COMMAND(caps, "DEV [--json]", do_caps,
+	"What this device path can do: transport, size, block sizes, maximum\n"
+	"transfer, TRIM, secure erase, write zeroes, write cache, FUA.\n"
+	"  --json            one JSON object");
+
+static int do_trim(int argc, char **argv)
+{
+	struct bf_devinfo di;
+	struct bf_run_result res;
+	struct bf_run_req req;
+	struct bf_opts o = { 0 };
+	struct bf_ctx c;
+	char err[160], a[BF_FMT_LEN], b[BF_FMT_LEN], r[BF_FMT_LEN];
+	uint64_t len, bs;
+	int ret;
+
+	o.qd = 4;
+	if (bf_opts_parse(&o, argc, argv,
+			  BF_OPT(OFFSET) | BF_OPT(SIZE) | BF_OPT(QD) |
+			  BF_OPT(YES) | BF_OPT(JSON) | BF_OPT(QUIET) |
+			  BF_OPT(INTERVAL) | BF_OPT(TRACE) | BF_OPT(NO_OWN),
+			  1, 1, err, sizeof(err)))
+		return bf_usage(argv[0], err);
+	if (bf_ctx_open(&c, o.pos[0]))
+		return EXIT_FAIL;
+	devinfo_for(&c, &di);
+	if (!c.caps.discard_max) {
+		printf("TRIM does not reach this drive through this %s (the kernel reports no discard support on %s): nothing was discarded\n",
+		       no_trim_path(&di), di.transport);
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	if (o.offset >= c.caps.size ||
+	    o.size > c.caps.size - o.offset) {
+		ret = bf_usage(argv[0], "--offset/--size beyond the end of the device");
+		goto out;
+	}
+	if (bf_refuse_destroy(c.dev, &c.caps, BLKFLOOR_OP_DISCARD, o.yes)) {
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	len = o.size ? o.size : c.caps.size - o.offset;
+	bs = c.caps.discard_max < BLKFLOOR_BS_MAX ? c.caps.discard_max :
+	     BLKFLOOR_BS_MAX;
+	bs = bf_round_down(bs, c.caps.lbs ? c.caps.lbs : 512);
+	if (bs > len)
+		bs = len;
+	bf_req_base(&req, &o, c.dev);
+	req.op = BLKFLOOR_OP_DISCARD;
+	req.pattern = BLKFLOOR_PATTERN_SEQ;
+	req.bs = (uint32_t)bs;
+	req.qd = o.qd;
+	req.offset = o.offset;
+	req.length = len;
+	if (bf_measure(&c, &req, &o, NULL, &res)) {
+		bf_result_free(&res);
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	ret = bf_run_exit_code(&res);
+	if (o.json) {
+		struct bf_json j;
+
+		bf_json_init(&j, stdout);
+		bf_json_obj_open(&j, NULL);
+		bf_run_json_summary(&j, &res);
+		bf_json_str(&j, "transport", di.transport);
+		bf_json_u64(&j, "discard_max_bytes", c.caps.discard_max);
+		bf_json_obj_close(&j);
+	} else {
+		printf("discarded %s (%llu bytes) of %s in %s (%s)%s\n",
+		       bf_fmt_bytes(a, sizeof(a), res.info.bytes),
+		       (unsigned long long)res.info.bytes, c.dev,
+		       bf_fmt_duration(b, sizeof(b), res.info.elapsed_ns / 1e9),
+		       bf_fmt_rate(r, sizeof(r), bf_run_bps(&res.info)),
+		       res.info.state == BLKFLOOR_STATE_DONE ? "" :
+		       ": not the whole range");
+		if (res.info.errors)
+			bf_run_print_summary(stdout, &res);
+	}
+	if (o.trace && bf_run_write_trace(o.trace, &c.nl, &req, &res,
+					  c.caps.size))
+		ret = EXIT_FAIL;
+	bf_result_free(&res);
+out:
+	bf_ctx_close(&c);
+	return ret;
+}
+
+BLKFLOOR_COMMAND(trim, "DEV --yes-destroy-data [--offset SIZE] [--size SIZE]",
+	do_trim,
+	"Discard (TRIM) the whole device or a range and report how long it took.\n"
+	"Says plainly when discard does not reach the drive through this path.\n"
+	"  --offset SIZE     start of the range (default 0)\n"
+	"  --size SIZE       length of the range (default: to the end)\n"
+	"  --qd N            discards in flight (default 4)\n"
+	"  --interval DUR, --trace FILE, --no-own, --json, --quiet\n"
+	"  --yes-destroy-data  required: discarded data is gone");

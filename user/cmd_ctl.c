@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * list, stop, monitor, version: control and observation of runs.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/signalfd.h>
+#include <netlink/genl/genl.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/family.h>
+
+#include "cli.h"
+#include "units.h"
+
+struct list_state {
+	bool json;
+	struct bf_json j;
+	unsigned int n;
+};
+
+static int list_cb(const struct bf_nl_msg *m, void *arg)
+{
+	struct list_state *ls = arg;
+	struct bf_run_info ri;
+	char a[BF_FMT_LEN], b[BF_FMT_LEN];
+
+	if (bf_run_info_parse(m, &ri))
+		return 0;
+	if (ls->json) {
+		bf_json_obj_open(&ls->j, NULL);
+		bf_json_u64(&ls->j, "id", ri.id);
+		bf_json_str(&ls->j, "device", ri.dev);
+		bf_json_str(&ls->j, "op", bf_rw_name(ri.op, ri.pattern));
+		bf_json_str(&ls->j, "state", bf_state_name(ri.state));
+		bf_json_u64(&ls->j, "bytes", ri.bytes);
+		bf_json_double(&ls->j, "elapsed_s", ri.elapsed_ns / 1e9);
+		bf_json_double(&ls->j, "mbps", bf_run_bps(&ri) / 1e6);
+		bf_json_u64(&ls->j, "owner_portid", ri.owner);
+		bf_json_obj_close(&ls->j);
+	} else {
+		if (!ls->n)
+			printf("%5s  %-16s %-12s %-8s %10s %12s  %s\n", "ID",
+			       "DEVICE", "OP", "STATE", "BYTES", "MEAN", "OWNER");
+		printf("%5u  %-16s %-12s %-8s %10s %12s  %s\n", ri.id, ri.dev,
+		       bf_rw_name(ri.op, ri.pattern), bf_state_name(ri.state),
+		       bf_fmt_bytes(a, sizeof(a), ri.bytes),
+		       bf_fmt_rate(b, sizeof(b), bf_run_bps(&ri)),
+		       ri.owner ? "owned" : "-");
+	}
+	ls->n++;
+	return 0;
+}
+
+static int do_list(int argc, char **argv)
+{
+	struct list_state ls = { 0 };
+	struct bf_opts o = { 0 };
+	struct nl_msg *msg;
+	struct bf_ctx c;
+	char err[160];
+	int ret;
+
+	if (bf_opts_parse(&o, argc, argv, BF_OPT(JSON), 0, 0, err, sizeof(err)))
+		return bf_usage(argv[0], err);
+	if (bf_ctx_open(&c, NULL))
+		return EXIT_FAIL;
+	ls.json = o.json;
+	if (ls.json) {
+		bf_json_init(&ls.j, stdout);
+		bf_json_arr_open(&ls.j, NULL);
+	}
+	msg = bf_nl_msg(&c.nl, BLKFLOOR_CMD_RUN_GET, true);
+	ret = msg ? bf_nl_request(&c.nl, msg, list_cb, &ls) : -ENOMEM;
+	if (ls.json)
+		bf_json_arr_close(&ls.j);
+	else if (!ret && !ls.n)
+		printf("no runs\n");
+	if (ret)
+		fprintf(stderr, "blkfloor: cannot list runs: %s\n",
+			strerror(-ret));
+	bf_ctx_close(&c);
+	return ret ? EXIT_FAIL : EXIT_OK;
+}
+
+BLKFLOOR_COMMAND(list, "[--json]", do_list,
+	"List the runs the module knows: id, device, op, state, bytes, mean\n"
+	"rate, whether a socket owns it.\n"
+	"  --json            a JSON array");
+
+static int do_stop(int argc, char **argv)
+{
+	struct bf_opts o = { 0 };
+	struct nl_msg *msg;
+	struct bf_ctx c;
+	char err[160];
+	uint64_t id;
+	int ret;
+
+	if (bf_opts_parse(&o, argc, argv, 0, 1, 1, err, sizeof(err)))
+		return bf_usage(argv[0], err);
+	if (bf_parse_uint(o.pos[0], UINT32_MAX, &id))
+		return bf_usage(argv[0], "ID must be a run id (see blkfloor list)");
+	if (bf_ctx_open(&c, NULL))
+		return EXIT_FAIL;
+	msg = bf_nl_msg(&c.nl, BLKFLOOR_CMD_RUN_STOP, false);
+	if (!msg || nla_put_u32(msg, BLKFLOOR_A_RUN_ID, (uint32_t)id) < 0) {
+		nlmsg_free(msg);
+		ret = -ENOMEM;
+	} else {
+		ret = bf_nl_request(&c.nl, msg, NULL, NULL);
+	}
+	if (ret)
+		fprintf(stderr, "blkfloor: cannot stop run %llu: %s\n",
+			(unsigned long long)id, strerror(-ret));
+	bf_ctx_close(&c);
+	return ret ? EXIT_FAIL : EXIT_OK;
+}
+
+BLKFLOOR_COMMAND(stop, "ID", do_stop,
+	"Stop run ID (it ends in state 'stopped'; its intervals stay readable).");
+
+struct mon_state {
+	bool json;
+	struct bf_hist h;
+};
+
+static int mon_cb(const struct bf_nl_msg *m, void *arg)
+{
+	struct mon_state *ms = arg;
+	char a[BF_FMT_LEN], b[BF_FMT_LEN], c[BF_FMT_LEN];
+	uint32_t id;
+
+	if (!m->tb[BLKFLOOR_A_RUN_ID])
+		return 0;
+	id = nla_get_u32(m->tb[BLKFLOOR_A_RUN_ID]);
+	if (m->cmd == BLKFLOOR_CMD_INTERVAL_NTF && m->tb[BLKFLOOR_A_INTERVAL]) {
+		struct bf_iv iv;
+		double dt;
+
+		if (bf_iv_parse(m->tb[BLKFLOOR_A_INTERVAL], &iv, &ms->h))
+			return 0;
+		dt = (iv.end_ns - iv.start_ns) / 1e9;
+		if (ms->json) {
+			struct bf_json j;
+
+			bf_json_init(&j, stdout);
+			bf_json_obj_open(&j, NULL);
+			bf_json_str(&j, "event", "interval");
+			bf_json_u64(&j, "run", id);
+			bf_json_u64(&j, "index", iv.index);
+			bf_json_double(&j, "start_s", iv.start_ns / 1e9);
+			bf_json_double(&j, "end_s", iv.end_ns / 1e9);
+			bf_json_u64(&j, "bytes", iv.bytes);
+			bf_json_u64(&j, "ios", iv.ios);
+			bf_json_u64(&j, "errors", iv.errors);
+			bf_json_double(&j, "mbps", dt > 0 ? iv.bytes / dt / 1e6 : 0);
+			bf_json_double(&j, "lat_p50_us", iv.p50 / 1e3);
+			bf_json_double(&j, "lat_p99_us", iv.p99 / 1e3);
+			bf_json_double(&j, "lat_max_us", iv.lat_max / 1e3);
+			bf_json_u64(&j, "bytes_total", iv.bytes_total);
+			bf_json_obj_close(&j);
+		} else {
+			printf("run %u  #%u  %.3f-%.3f s  %s  %llu IOs  %llu errors  p99 %s  total %s\n",
+			       id, iv.index, iv.start_ns / 1e9, iv.end_ns / 1e9,
+			       bf_fmt_rate(a, sizeof(a),
+					   dt > 0 ? iv.bytes / dt : 0),
+			       (unsigned long long)iv.ios,
+			       (unsigned long long)iv.errors,
+			       bf_fmt_lat(b, sizeof(b), iv.p99),
+			       bf_fmt_bytes(c, sizeof(c), iv.bytes_total));
+		}
+	} else if (m->cmd == BLKFLOOR_CMD_RUN_END_NTF) {
+		struct bf_run_info ri;
+
+		if (bf_run_info_parse(m, &ri))
+			return 0;
+		if (ms->json) {
+			struct bf_json j;
+
+			bf_json_init(&j, stdout);
+			bf_json_obj_open(&j, NULL);
+			bf_json_str(&j, "event", "end");
+			bf_json_u64(&j, "run", id);
+			bf_json_str(&j, "device", ri.dev);
+			bf_json_str(&j, "state", bf_state_name(ri.state));
+			bf_json_i64(&j, "errno", ri.err);
+			bf_json_u64(&j, "bytes", ri.bytes);
+			bf_json_double(&j, "elapsed_s", ri.elapsed_ns / 1e9);
+			bf_json_double(&j, "mbps", bf_run_bps(&ri) / 1e6);
+			bf_json_obj_close(&j);
+		} else {
+			printf("run %u on %s ended: %s%s%s, %s in %s (%s)\n", id,
+			       ri.dev, bf_state_name(ri.state),
+			       ri.state == BLKFLOOR_STATE_FAILED ? ": " : "",
+			       ri.state == BLKFLOOR_STATE_FAILED ?
+			       strerror(-ri.err) : "",
+			       bf_fmt_bytes(a, sizeof(a), ri.bytes),
+			       bf_fmt_duration(b, sizeof(b), ri.elapsed_ns / 1e9),
+			       bf_fmt_rate(c, sizeof(c), bf_run_bps(&ri)));
+		}
+	}
+	fflush(stdout);
+	return 0;
+}
+
+static int do_monitor(int argc, char **argv)
+{
+	struct bf_nl_events ev;
+	struct mon_state *ms;
+	struct bf_opts o = { 0 };
+	sigset_t mask;
+	struct bf_ctx c;
+	char err[160];
+	int sfd, ret = EXIT_OK;
+
+	if (bf_opts_parse(&o, argc, argv, BF_OPT(JSON), 0, 0, err, sizeof(err)))
+		return bf_usage(argv[0], err);
+	ms = calloc(1, sizeof(*ms));
+	if (!ms)
+		return EXIT_FAIL;
+	ms->json = o.json;
+	if (bf_ctx_open(&c, NULL)) {
+		free(ms);
+		return EXIT_FAIL;
+	}
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (sfd < 0 || bf_nl_events_open(&c.nl, &ev, mon_cb, ms)) {
+		if (sfd >= 0)
+			close(sfd);
+		bf_ctx_close(&c);
+		free(ms);
+		return EXIT_FAIL;
+	}
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = bf_nl_events_fd(&ev), .events = POLLIN },
+			{ .fd = sfd, .events = POLLIN },
+		};
+
+		if (poll(pfd, 2, -1) < 0 && errno != EINTR) {
+			ret = EXIT_FAIL;
+			break;
+		}
+		if (pfd[1].revents & POLLIN)
+			break;
+		if (pfd[0].revents & POLLIN) {
+			int r = bf_nl_events_read(&ev);
+
+			if (r == -ENOBUFS)
+				fprintf(stderr, "blkfloor: monitor fell behind: some notifications were lost\n");
+			else if (r < 0) {
+				fprintf(stderr, "blkfloor: monitor: %s\n",
+					strerror(-r));
+				ret = EXIT_FAIL;
+				break;
+			}
+		}
+	}
+	bf_nl_events_close(&ev);
+	close(sfd);
+	bf_ctx_close(&c);
+	free(ms);
+	return ret;
+}
+
+BLKFLOOR_COMMAND(monitor, "[--json]", do_monitor,
+	"Print every interval of every run and every run's end, until Ctrl-C.\n"
+	"  --json            one JSON object per line");
+
+static int family_version(struct bf_nl *nl)
+{
+	struct nl_cache *cache;
+	struct genl_family *fam;
+	int v = -1;
+
+	if (genl_ctrl_alloc_cache(nl->sk, &cache) < 0)
+		return -1;
+	fam = genl_ctrl_search_by_name(cache, BLKFLOOR_FAMILY_NAME);
+	if (fam) {
+		v = genl_family_get_version(fam);
+		genl_family_put(fam);
+	}
+	nl_cache_free(cache);
+	return v;
+}
+
+static int do_version(int argc, char **argv)
+{
+	struct bf_opts o = { 0 };
+	char err[160], modver[64];
+	struct bf_nl nl;
+	bool loaded;
+	int fv = -1;
+
+	if (bf_opts_parse(&o, argc, argv, BF_OPT(JSON), 0, 0, err, sizeof(err)))
+		return bf_usage(argv[0], err);
+	loaded = !bf_nl_open(&nl);
+	modver[0] = '\0';
+	if (loaded) {
+		bf_module_version(&nl, modver, sizeof(modver));
+		fv = family_version(&nl);
+		bf_nl_close(&nl);
+	}
+	if (o.json) {
+		struct bf_json j;
+
+		bf_json_init(&j, stdout);
+		bf_json_obj_open(&j, NULL);
+		bf_json_str(&j, "cli_version", BLKFLOOR_CLI_VERSION);
+		bf_json_u64(&j, "abi_version", BLKFLOOR_FAMILY_VERSION);
+		bf_json_bool(&j, "module_loaded", loaded);
+		if (loaded) {
+			bf_json_str(&j, "module_version", modver);
+			bf_json_i64(&j, "family_version", fv);
+		}
+		bf_json_obj_close(&j);
+	} else {
+		printf("blkfloor CLI %s (ABI version %d)\n", BLKFLOOR_CLI_VERSION,
+		       BLKFLOOR_FAMILY_VERSION);
+		if (loaded)
+			printf("blkfloor module %s (family version %d)\n",
+			       modver[0] ? modver : "unknown", fv);
+		else
+			printf("blkfloor module: not loaded\n");
+	}
+	return loaded ? EXIT_OK : EXIT_FAIL;
+}
+
+BLKFLOOR_COMMAND(version, "[--json]", do_version,
+	"Print the CLI version, the module version, the netlink family version\n"
+	"the module speaks and the ABI version the CLI was built against.\n"
+	"  --json            one JSON object");
