@@ -316,16 +316,26 @@ class Slc(Model):
 
 
 class Thermal(Model):
+    """Heat in with bytes, out with time; rate levels with hysteresis.
+
+    Writing at rate r settles at ambient + heat/cool * r degrees.  The
+    defaults put the last threshold (60) between the equilibria of the two
+    lowest levels (45 at 15 MB/s, 74 at 40 MB/s) and the hysteresis band
+    (55..60) in the middle, so any host faster than ~30 MB/s ends in a
+    sawtooth: ~1 s at 40 MB/s, ~1 s at 15 MB/s, first climb back after
+    ~150 MB.  Faster hosts pass 200 and 100 MB/s on the way down.
+    """
+
     name = 'thermal'
     PARAMS = {
-        'levels': ('rates', [200 * 10**6, 120 * 10**6, 60 * 10**6,
-                             30 * 10**6], 'write rates, hottest last'),
-        'temps': ('floats', [50.0, 60.0, 70.0], 'step-down temperatures '
+        'levels': ('rates', [200 * 10**6, 100 * 10**6, 40 * 10**6,
+                             15 * 10**6], 'write rates, hottest last'),
+        'temps': ('floats', [45.0, 52.0, 60.0], 'step-down temperatures '
                                                '(one fewer than levels)'),
-        'hyst': ('float', 6.0, 'degrees below a threshold to step back up'),
+        'hyst': ('float', 5.0, 'degrees below a threshold to step back up'),
         'ambient': ('float', 30.0, 'ambient temperature'),
         'start': ('float', -1.0, 'initial temperature (<0: ambient)'),
-        'heat': ('float', 0.3, 'degrees per 10^6 bytes written'),
+        'heat': ('float', 0.35, 'degrees per 10^6 bytes written'),
         'cool': ('float', 0.35, 'cooling rate constant, 1/s'),
     }
 
