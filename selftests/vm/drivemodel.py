@@ -398,7 +398,7 @@ class Ftl(Model):
         'high': ('size', -1, 'free bytes at which starvation ends '
                              '(<0: 5% of size)'),
         'fast': ('rate', 200 * 10**6, 'rate with free blocks to spare'),
-        'slow': ('rate', 20 * 10**6, 'slowest rate while GC runs'),
+        'slow': ('rate', 10 * 10**6, 'slowest rate while GC runs'),
         'gc': ('rate', 200 * 10**6, 'GC copy bandwidth, bytes/s'),
         'seed': ('int', 1, 'seed of the GC segment generator'),
         'segmin': ('float', 0.15, 'shortest GC segment, s'),
@@ -452,7 +452,7 @@ class Ftl(Model):
         if self.seg_fast:
             lo, hi = p['slow'] + 0.6 * span, p['fast']
         else:
-            lo, hi = p['slow'], p['slow'] + 0.25 * span
+            lo, hi = p['slow'], p['slow'] + 0.15 * span
         self.seg_rate = int(self.rng.uniform(lo, hi))
         self.seg_end = self.now + self.rng.uniform(p['segmin'], p['segmax'])
 
