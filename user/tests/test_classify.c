@@ -26,14 +26,23 @@ static bool within(double got, double want, double tol)
 }
 
 /*
- * Peak within 10 %, except for a cache phase of only 3 samples: the mean of
- * 3 samples at noise s has a standard error of s/sqrt(3), so the bound is
- * widened to 2.5 standard errors (14.4 % at 10 % noise) there.
+ * Peak and floor within 10 %, with two stated exceptions:
+ *  - a cache phase of only 3 samples: the mean of 3 samples at noise s has
+ *    a standard error of s/sqrt(3), so the peak bound is widened to 2.5
+ *    standard errors (14.4 % at 10 % noise);
+ *  - an erratic two-level curve has no plateau to average; its levels are
+ *    the outer quartiles of ~n/4 samples per level, which sit 0.674 s
+ *    outside the level and have a standard error of ~1.36 s/sqrt(n/4):
+ *    the bound is that bias plus 2.5 standard errors (16 % for 50 samples
+ *    at 10 % noise, 10 % from 300 samples at 5 %).
  */
-static double peak_tol(const struct bf_synth_params *p)
+static double level_tol(const struct bf_synth_params *p, bool peak)
 {
-	if (p->kind == BF_SYN_CACHE_SHORT)
+	if (peak && p->kind == BF_SYN_CACHE_SHORT)
 		return fmax(0.10, 2.5 * p->noise / sqrt(3));
+	if (p->kind == BF_SYN_FTL_ERRATIC || p->kind == BF_SYN_FTL_FAST)
+		return fmax(0.10, 0.674 * p->noise +
+				  2.5 * 1.36 * p->noise / sqrt(p->n / 4.0));
 	return 0.10;
 }
 
@@ -75,10 +84,10 @@ static bool check_case(const struct bf_synth_params *p, char *why, size_t len,
 		snprintf(why, len, "class %s, want %s (%zu plateaus)",
 			 bf_class_name(r.class), bf_class_name(t.class),
 			 r.nseg);
-	else if (!within(r.peak_mbps, t.peak_mbps, peak_tol(p)))
+	else if (!within(r.peak_mbps, t.peak_mbps, level_tol(p, true)))
 		snprintf(why, len, "peak %.1f, want %.1f", r.peak_mbps,
 			 t.peak_mbps);
-	else if (!within(r.floor_mbps, t.floor_mbps, 0.10))
+	else if (!within(r.floor_mbps, t.floor_mbps, level_tol(p, false)))
 		snprintf(why, len, "floor %.1f, want %.1f", r.floor_mbps,
 			 t.floor_mbps);
 	else if (isfinite(t.cache_bytes) &&
@@ -300,11 +309,12 @@ TEST(million_samples_under_a_second)
 	double secs;
 
 	ASSERT_EQ(0, bf_synth_gen(&p, &ser, &t));
-	clock_gettime(CLOCK_MONOTONIC, &a);
+	/* CPU time: the build machine is shared, wall time is not ours */
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
 	ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
-	clock_gettime(CLOCK_MONOTONIC, &b);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
 	secs = (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) * 1e-9;
-	ksft_print_msg("classified %zu samples in %.3f s\n", ser.n, secs);
+	ksft_print_msg("classified %zu samples in %.3f s of CPU\n", ser.n, secs);
 	EXPECT_EQ((int)t.class, (int)r.class);
 	EXPECT_TRUE(within(r.cache_bytes, t.cache_bytes, 0.15));
 	EXPECT_LT(secs, 1.0);
