@@ -179,7 +179,7 @@ static void row(const char *what, double a, double b, const char *unit,
 
 	bf_fmt_mbps(x, sizeof(x), a);
 	bf_fmt_mbps(y, sizeof(y), b);
-	printf("%-22s %12s %12s %-5s %+7.1f %%", what, x, y, unit,
+	printf("%-20s %18s %18s %-5s %+7.1f %%", what, x, y, unit,
 	       a ? 100 * (b - a) / a : 0);
 	if (v)
 		printf("   %s (t = %.1f)", v, t);
@@ -206,8 +206,8 @@ static int do_compare(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	printf("A: %s\nB: %s\n\n", argv[1], argv[2]);
-	printf("%-22s %12s %12s %-5s %9s\n", "", "A", "B", "", "B vs A");
-	printf("%-22s %12s %12s\n", "class", bf_class_name(ra.class),
+	printf("%-20s %18s %18s %-5s %9s\n", "", "A", "B", "", "B vs A");
+	printf("%-20s %18s %18s\n", "class", bf_class_name(ra.class),
 	       bf_class_name(rb.class));
 
 	ka = plateau(&ra, true);
@@ -232,10 +232,10 @@ static int do_compare(int argc, char **argv)
 	xb = stats(sb.s, 0, index_at(&sb, common));
 	v = verdict(xa, xb, &t);
 	bf_fmt_si_bytes(cb, sizeof(cb), common);
-	row("mean (first part)", common / ta / 1e6, common / tb / 1e6, "MB/s",
+	row("mean, same data", common / ta / 1e6, common / tb / 1e6, "MB/s",
 	    v, t);
-	printf("%-22s %10.1f s %10.1f s       %+7.1f %%   (time to write %s)\n",
-	       "time for same data", ta, tb, ta ? 100 * (tb - ta) / ta : 0, cb);
+	printf("%-20s %16.1f s %16.1f s       %+7.1f %%   (to write %s)\n",
+	       "time, same data", ta, tb, ta ? 100 * (tb - ta) / ta : 0, cb);
 	row("mean (whole run)", ra.mean_mbps, rb.mean_mbps, "MB/s", NULL, 0);
 	if (ra.has_step || rb.has_step) {
 		char x[32] = "-", y[32] = "-";
@@ -244,7 +244,7 @@ static int do_compare(int argc, char **argv)
 			bf_fmt_si_bytes(x, sizeof(x), ra.cache_bytes);
 		if (rb.has_step)
 			bf_fmt_si_bytes(y, sizeof(y), rb.cache_bytes);
-		printf("%-22s %12s %12s\n", "cache", x, y);
+		printf("%-20s %18s %18s\n", "cache", x, y);
 	}
 	printf("\n\"beyond the noise\": Welch's t on the sample rates of the plateaus\n"
 	       "(or of the common part), |t| > 3 and a difference of 2 %% or more.\n");
@@ -288,8 +288,11 @@ static int do_predict(int argc, char **argv)
 	bf_fmt_secs(t, sizeof(t), secs);
 	bf_fmt_mbps(e, sizeof(e), end);
 	bf_fmt_si_bytes(b, sizeof(b), (double)bytes);
-	printf("job: %s\nclass: %s\nprojected time: %s (%.0f s)\nending rate: %s MB/s\n",
-	       b, bf_class_name(r.class), t, secs, e);
+	printf("job: %s\nclass: %s\nprojected time: %s", b,
+	       bf_class_name(r.class), t);
+	if (secs >= 600)
+		printf(" (%.0f s)", secs);
+	printf("\nending rate: %s MB/s\n", e);
 	if (r.has_step) {
 		char c[32];
 
