@@ -76,7 +76,7 @@ double bf_hist_percentile(const struct bf_hist *h, double pct)
 	want = pct / 100.0 * (double)h->total;
 	for (i = 0; i < BLKFLOOR_HIST_NR; i++) {
 		sum += h->count[i];
-		if (sum && (double)sum >= want)
+		if (sum && (double)sum >= want * (1 - 1e-12))
 			return bf_hist_idx_to_val(i);
 	}
 	return bf_hist_idx_to_val(BLKFLOOR_HIST_NR - 1);

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Option parsing of the run-like commands, without netlink.
+ */
+#include <errno.h>
+#include <string.h>
+#include <linux/blkfloor.h>
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#include "kselftest_harness.h"
+#pragma GCC diagnostic pop
+#include "opts.h"
+
+#define ALL ((1U << BF_O_NR) - 1)
+
+static int parse(struct bf_opts *o, uint32_t allowed, char *err,
+		 const char **args, int n)
+{
+	char *argv[64];
+	int i;
+
+	if (n > 64)
+		return -E2BIG;
+	for (i = 0; i < n; i++)
+		argv[i] = (char *)args[i];
+	return bf_opts_parse(o, n, argv, allowed, 1, 1, err, 160);
+}
+
+#define PARSE(o, allowed, err, ...) ({					\
+	const char *_a[] = { "run", __VA_ARGS__ };			\
+	parse(o, allowed, err, _a, sizeof(_a) / sizeof(_a[0]));		\
+})
+
+TEST(full_run_line)
+{
+	struct bf_opts o = { 0 };
+	char err[160] = "";
+
+	ASSERT_EQ(0, PARSE(&o, ALL, err, "/dev/sdb", "--rw", "randwrite",
+			   "--bs", "4KiB", "--qd=64", "--offset", "1GiB",
+			   "--size", "2GB", "--time", "30s", "--loops", "3",
+			   "--rate", "50MB/s", "--interval", "100ms",
+			   "--data", "verify", "--seed", "42", "--fua",
+			   "--preflush", "--err-limit", "5", "--ring", "1024",
+			   "--no-own", "--trace", "t.csv", "--json", "--quiet",
+			   "--yes-destroy-data")) TH_LOG("%s", err);
+	EXPECT_EQ(1, o.npos);
+	EXPECT_STREQ("/dev/sdb", o.pos[0]);
+	EXPECT_EQ(BLKFLOOR_OP_WRITE, o.op);
+	EXPECT_EQ(BLKFLOOR_PATTERN_RANDOM, o.pattern);
+	EXPECT_EQ(4096U, o.bs);
+	EXPECT_EQ(64U, o.qd);
+	EXPECT_EQ(1ULL << 30, o.offset);
+	EXPECT_EQ(2000000000ULL, o.size);
+	EXPECT_EQ(30000000000ULL, o.time_ns);
+	EXPECT_EQ(3U, o.loops);
+	EXPECT_EQ(50000000ULL, o.rate_bps);
+	EXPECT_EQ(0ULL, o.rate_iops);
+	EXPECT_EQ(100000000ULL, o.interval_ns);
+	EXPECT_EQ(BLKFLOOR_DATA_VERIFY, o.data);
+	EXPECT_EQ(42ULL, o.seed);
+	EXPECT_TRUE(o.fua);
+	EXPECT_TRUE(o.preflush);
+	EXPECT_EQ(5U, o.err_limit);
+	EXPECT_EQ(1024U, o.ring);
+	EXPECT_TRUE(o.no_own);
+	EXPECT_STREQ("t.csv", o.trace);
+	EXPECT_TRUE(o.json);
+	EXPECT_TRUE(o.quiet);
+	EXPECT_TRUE(o.yes);
+	EXPECT_TRUE(!!(o.set & BF_OPT(SEED)));
+	EXPECT_FALSE(!!(o.set & BF_OPT(PERCENT)));
+}
+
+TEST(rw_modes)
+{
+	static const struct {
+		const char *s;
+		uint8_t op, pattern;
+	} t[] = {
+		{ "read", BLKFLOOR_OP_READ, BLKFLOOR_PATTERN_SEQ },
+		{ "write", BLKFLOOR_OP_WRITE, BLKFLOOR_PATTERN_SEQ },
+		{ "randread", BLKFLOOR_OP_READ, BLKFLOOR_PATTERN_RANDOM },
+		{ "randwrite", BLKFLOOR_OP_WRITE, BLKFLOOR_PATTERN_RANDOM },
+		{ "trim", BLKFLOOR_OP_DISCARD, BLKFLOOR_PATTERN_SEQ },
+		{ "write-zeroes", BLKFLOOR_OP_WRITE_ZEROES, BLKFLOOR_PATTERN_SEQ },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct bf_opts o = { 0 };
+		char err[160];
+
+		ASSERT_EQ(0, PARSE(&o, ALL, err, "d", "--rw", t[i].s));
+		EXPECT_EQ(t[i].op, o.op);
+		EXPECT_EQ(t[i].pattern, o.pattern);
+		EXPECT_STREQ(t[i].s, bf_rw_name(o.op, o.pattern));
+	}
+	EXPECT_TRUE(bf_op_destructive(BLKFLOOR_OP_WRITE));
+	EXPECT_TRUE(bf_op_destructive(BLKFLOOR_OP_DISCARD));
+	EXPECT_TRUE(bf_op_destructive(BLKFLOOR_OP_WRITE_ZEROES));
+	EXPECT_FALSE(bf_op_destructive(BLKFLOOR_OP_READ));
+}
+
+TEST(rates_in_iops)
+{
+	struct bf_opts o = { 0 };
+	char err[160];
+
+	ASSERT_EQ(0, PARSE(&o, ALL, err, "d", "--rate", "1000iops"));
+	EXPECT_EQ(1000ULL, o.rate_iops);
+	EXPECT_EQ(0ULL, o.rate_bps);
+}
+
+TEST(defaults_kept)
+{
+	struct bf_opts o = { 0 };
+	char err[160];
+
+	o.bs = 131072;
+	o.qd = 32;
+	ASSERT_EQ(0, PARSE(&o, ALL, err, "d"));
+	EXPECT_EQ(131072U, o.bs);
+	EXPECT_EQ(32U, o.qd);
+	EXPECT_EQ(0U, o.set);
+}
+
+TEST(errors)
+{
+	static const char *const bad[][3] = {
+		{ "d", "--bs", "1000" },	/* not a multiple of 512 */
+		{ "d", "--bs", "128MiB" },	/* above BLKFLOOR_BS_MAX */
+		{ "d", "--bs", "4X" },
+		{ "d", "--qd", "0" },
+		{ "d", "--qd", "1025" },
+		{ "d", "--qd", "many" },
+		{ "d", "--size", "-1" },
+		{ "d", "--size", "0" },
+		{ "d", "--time", "5 days" },
+		{ "d", "--interval", "100us" },	/* below 1 ms */
+		{ "d", "--rw", "readwrite" },
+		{ "d", "--data", "ones" },
+		{ "d", "--ring", "4" },
+		{ "d", "--rate", "fast" },
+		{ "d", "--percent", "101" },
+		{ "d", "--frobnicate", "1" },
+		{ "d", "-x", "1" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct bf_opts o = { 0 };
+		char err[160] = "";
+
+		EXPECT_EQ(-EINVAL, PARSE(&o, ALL, err, bad[i][0], bad[i][1],
+					 bad[i][2])) TH_LOG("%s %s", bad[i][1],
+							    bad[i][2]);
+		EXPECT_NE(0, (int)strlen(err));
+	}
+}
+
+TEST(messages)
+{
+	struct bf_opts o = { 0 };
+	char err[160];
+
+	EXPECT_EQ(-EINVAL, PARSE(&o, ALL, err, "d", "--bs"));
+	EXPECT_STREQ("option '--bs' needs a value", err);
+	EXPECT_EQ(-EINVAL, PARSE(&o, ALL, err, "d", "--json=1"));
+	EXPECT_STREQ("option '--json' takes no value", err);
+	EXPECT_EQ(-EINVAL, PARSE(&o, ALL, err, "d", "e"));
+	EXPECT_STREQ("unexpected argument 'e'", err);
+	EXPECT_EQ(-EINVAL, PARSE(&o, ALL, err, "d", "--size", "1Q"));
+	EXPECT_STREQ("invalid --size '1Q': expected a size such as 4096, 128KiB, 1.5GB or 8GiB",
+		     err);
+	EXPECT_EQ(-EINVAL, PARSE(&o, ALL, err, "--json"));
+	EXPECT_STREQ("missing argument", err);
+}
+
+TEST(options_not_allowed_for_command)
+{
+	struct bf_opts o = { 0 };
+	char err[160];
+
+	EXPECT_EQ(-EINVAL, PARSE(&o, BF_OPT(JSON), err, "d", "--bs", "4k"));
+	EXPECT_STREQ("unknown option '--bs'", err);
+	EXPECT_EQ(0, PARSE(&o, BF_OPT(JSON), err, "d", "--json"));
+}
+
+TEST(double_dash)
+{
+	struct bf_opts o = { 0 };
+	char err[160];
+
+	ASSERT_EQ(0, PARSE(&o, ALL, err, "--", "--weird-name"));
+	EXPECT_STREQ("--weird-name", o.pos[0]);
+}
+
+TEST_HARNESS_MAIN
