@@ -329,9 +329,14 @@ int blkfloor_nl_run_start_doit(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg;
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, BLKFLOOR_A_DEV_PATH) ||
-	    GENL_REQ_ATTR_CHECK(info, BLKFLOOR_A_OP))
+	if (GENL_REQ_ATTR_CHECK(info, BLKFLOOR_A_DEV_PATH)) {
+		NL_SET_ERR_MSG(info->extack, "missing device path");
 		return -EINVAL;
+	}
+	if (GENL_REQ_ATTR_CHECK(info, BLKFLOOR_A_OP)) {
+		NL_SET_ERR_MSG(info->extack, "missing op");
+		return -EINVAL;
+	}
 
 	run = blkfloor_run_alloc();
 	if (!run)
@@ -417,8 +422,10 @@ int blkfloor_nl_run_stop_doit(struct sk_buff *skb, struct genl_info *info)
 	struct blkfloor_run *run;
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, BLKFLOOR_A_RUN_ID))
+	if (GENL_REQ_ATTR_CHECK(info, BLKFLOOR_A_RUN_ID)) {
+		NL_SET_ERR_MSG(info->extack, "missing run id");
 		return -EINVAL;
+	}
 	run = blkfloor_nl_lookup(info);
 	if (!run)
 		return -ENOENT;
@@ -440,8 +447,10 @@ int blkfloor_nl_run_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct blkfloor_run *run;
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, BLKFLOOR_A_RUN_ID))
+	if (GENL_REQ_ATTR_CHECK(info, BLKFLOOR_A_RUN_ID)) {
+		NL_SET_ERR_MSG(info->extack, "missing run id");
 		return -EINVAL;
+	}
 	run = blkfloor_nl_lookup(info);
 	if (!run)
 		return -ENOENT;
@@ -493,6 +502,7 @@ int blkfloor_nl_interval_get_start(struct netlink_callback *cb)
 	struct blkfloor_run *run;
 
 	if (!tb[BLKFLOOR_A_RUN_ID]) {
+		NL_SET_ERR_ATTR_MISS(cb->extack, NULL, BLKFLOOR_A_RUN_ID);
 		NL_SET_ERR_MSG(cb->extack, "missing run id");
 		return -EINVAL;
 	}
@@ -585,8 +595,10 @@ int blkfloor_nl_dev_caps_doit(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, BLKFLOOR_A_DEV_PATH))
+	if (GENL_REQ_ATTR_CHECK(info, BLKFLOOR_A_DEV_PATH)) {
+		NL_SET_ERR_MSG(info->extack, "missing device path");
 		return -EINVAL;
+	}
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
