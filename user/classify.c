@@ -601,8 +601,8 @@ static void explain(struct bf_report *r, const char *why)
 	case BF_CLASS_CACHE_EXHAUSTION:
 		bf_fmt_si_bytes(cb, sizeof(cb), r->cache_bytes);
 		snprintf(r->explain, sizeof(r->explain),
-			 "One clean step at %.0f s after %s, from %s to %s MB/s, no recovery: the SLC cache ran out. The cache holds about %s; past it the drive writes at %s MB/s (mean %s MB/s over %s in %s%s).",
-			 r->step_time_s, cb, pk, fl, cb, fl, mn, tb, tt,
+			 "One clean step at %.*f s after %s, from %s to %s MB/s, no recovery: the SLC cache ran out. The cache holds about %s; past it the drive writes at %s MB/s (mean %s MB/s over %s in %s%s).",
+			 r->step_time_s < 100 ? 1 : 0, r->step_time_s, cb, pk, fl, cb, fl, mn, tb, tt,
 			 r->seg[r->nseg - 1].nexcursions ?
 			 ", short bursts above the floor ignored" : "");
 		break;
@@ -742,6 +742,7 @@ static int classify(struct bf_work *w, struct bf_report *r)
 		size_t nlo, nhi;
 
 		r->class = BF_CLASS_FTL_STARVATION;
+		r->erratic = true;
 		two_means(w, &lvl_lo, &lvl_hi, &nlo, &nhi);
 		snprintf(why, sizeof(why),
 			 "Erratic oscillation with no stable plateau (%zu short plateaus, spread %.0f %%)",
@@ -897,6 +898,7 @@ void bf_report_json(FILE *f, const struct bf_report *r)
 		bf_json_null(&j, "step_time_s");
 	}
 	bf_json_bool(&j, "recovered", r->recovered);
+	bf_json_bool(&j, "erratic", r->erratic);
 	bf_json_u64(&j, "total_bytes", llround(r->total_bytes));
 	bf_json_double(&j, "total_s", r3(r->total_s));
 	bf_json_double(&j, "noise_rel", round(r->noise_rel * 1e4) / 1e4);

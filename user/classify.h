@@ -68,6 +68,8 @@ struct bf_report {
 	/* added after the first version of this header: */
 	double noise_rel;	/* robust sample-to-sample noise, relative */
 	size_t nraw_segments;	/* change-point segments before clean-up */
+	bool erratic;		/* no stable plateau: peak/floor are levels of
+				 * the oscillation, the segments are rough */
 };
 
 const char *bf_class_name(enum bf_class c);
@@ -108,13 +110,9 @@ double bf_select(double *v, size_t n, size_t k);
 double bf_median(double *v, size_t n);
 
 /* "2,555" / "127" / "45.3" style rates, "280 GB" bytes, "5 min" times. */
-void bf_fmt_rate(char *buf, size_t len, double mbps);
-void bf_fmt_bytes(char *buf, size_t len, double bytes);
+void bf_fmt_mbps(char *buf, size_t len, double mbps);
+void bf_fmt_si_bytes(char *buf, size_t len, double bytes);
 void bf_fmt_secs(char *buf, size_t len, double secs);
-
-/* JSON: a quoted, escaped string; a number or null when not finite. */
-void bf_json_string(FILE *f, const char *s);
-void bf_json_number(FILE *f, double v);
 
 /*
  * Seconds from the start of the run until @bytes were written, linearly

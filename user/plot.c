@@ -4,7 +4,8 @@
  * rate axis: rate against bytes written (what decides a copy's duration)
  * and rate against time. Samples are a thin grey line (min/max per pixel
  * column when there are more samples than pixels), plateaus thick blue
- * bars labelled with their level, the cache step a dashed red line.
+ * bars labelled with their level (an erratic curve, which has none, gets
+ * dashed lines at its two levels), the cache step a dashed red line.
  */
 #include <errno.h>
 #include <math.h>
@@ -123,14 +124,24 @@ static void panel(FILE *f, const struct bf_sample *s, size_t n,
 	fprintf(f, "<text x='20' y='%.0f' text-anchor='middle' font-size='14' transform='rotate(-90 20 %.0f)'>rate (MB/s)</text>\n",
 		top + PH / 2.0, top + PH / 2.0);
 
-	/* samples: one point per sample, or min/max per pixel column */
+	/* samples: a step per sample, or min/max per pixel column */
 	fprintf(f, "<polyline fill='none' stroke='#9a9a9a' stroke-width='1' points='");
 	if (n <= 2 * (size_t)(W - ML - MR)) {
+		/* each sample is a rate held over its interval: steps */
 		for (i = 0; i < n; i++) {
-			double xv = by_bytes ? s[i].bytes / xscale : s[i].t;
+			double a, b, py = map(&y, fmin(s[i].mbps, ymax));
 
-			fprintf(f, "%.1f,%.1f ", map(&x, xv),
-				map(&y, fmin(s[i].mbps, ymax)));
+			if (by_bytes) {
+				a = i ? s[i - 1].bytes :
+				    fmax(0, s[0].bytes - s[0].mbps * 1e6 * s[0].dt);
+				a /= xscale;
+				b = s[i].bytes / xscale;
+			} else {
+				a = s[i].t - s[i].dt;
+				b = s[i].t;
+			}
+			fprintf(f, "%.1f,%.1f %.1f,%.1f ", map(&x, a), py,
+				map(&x, b), py);
 		}
 	} else {
 		int col = -1;
@@ -157,6 +168,25 @@ static void panel(FILE *f, const struct bf_sample *s, size_t n,
 	}
 	fputs("'/>\n", f);
 
+	/* an erratic curve has no plateaus: its two levels instead */
+	if (r->erratic) {
+		double lv[2] = { r->peak_mbps, r->floor_mbps };
+		static const char *const nm[2] = { "peak", "floor" };
+		int k;
+
+		for (k = 0; k < 2; k++) {
+			double py = map(&y, lv[k]);
+			char rate[32];
+
+			bf_fmt_mbps(rate, sizeof(rate), lv[k]);
+			fprintf(f, "<line x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#1f5fbf' stroke-width='2.5' stroke-dasharray='10,5'/>\n",
+				ML, py, W - MR, py);
+			fprintf(f, "<text x='%d' y='%.1f' text-anchor='end' font-size='14' font-weight='bold' fill='#1f5fbf' stroke='#fbfbfb' stroke-width='4' paint-order='stroke'>%s %s MB/s</text>\n",
+				W - MR - 8, k ? py - 8 : py + 20, nm[k], rate);
+		}
+		return;
+	}
+
 	/* plateaus */
 	for (i = 0; i < r->nseg; i++) {
 		const struct bf_segment *g = &r->seg[i];
@@ -174,6 +204,8 @@ static void panel(FILE *f, const struct bf_sample *s, size_t n,
 		}
 		fprintf(f, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#1f5fbf' stroke-width='4'/>\n",
 			a, py, b, py);
+		if (b - a < 70)
+			continue;	/* too narrow to label legibly */
 		bf_fmt_mbps(rate, sizeof(rate), g->level_mbps);
 		fprintf(f, "<text x='%.1f' y='%.1f' text-anchor='middle' font-size='14' font-weight='bold' fill='#1f5fbf' stroke='#fbfbfb' stroke-width='4' paint-order='stroke'>%s MB/s</text>\n",
 			fmin(fmax((a + b) / 2, ML + 60), W - MR - 60),
