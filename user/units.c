@@ -241,7 +241,7 @@ char *bf_fmt_rate(char *buf, size_t len, double bytes_per_s)
 		mb = 0;
 	if (mb < 10)
 		snprintf(buf, len, "%.2f MB/s", mb);
-	else if (mb < 1000)
+	else if (mb < 100)
 		snprintf(buf, len, "%.1f MB/s", mb);
 	else
 		snprintf(buf, len, "%.0f MB/s", mb);

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Trace writing: the exact format, and a round trip through the
+ * classifier's loader (series.c).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#include "kselftest_harness.h"
+#pragma GCC diagnostic pop
+#include "classify.h"
+#include "trace.h"
+
+static void meta_fill(struct bf_trace_meta *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->device = "/dev/sdb";
+	m->size_bytes = 1073741824ULL;
+	m->model = "QEMU HARDDISK\nX";	/* newline must not break the line */
+	m->serial = "BLKFLOOR-UAS0";
+	m->transport = "uas";
+	m->kernel = "6.12.117+deb12-amd64";
+	m->op = "write";
+	m->pattern = "seq";
+	m->bs = 131072;
+	m->qd = 32;
+	m->interval_ns = 500000000ULL;
+	m->data = "random";
+	m->seed = 7;
+	m->start_time_ns = 1700000000ULL * 1000000000ULL;
+	m->cli_version = "0.1.0";
+	m->module_version = "0.1.0";
+}
+
+static void iv_fill(struct bf_iv *iv, uint32_t i, double mbps)
+{
+	memset(iv, 0, sizeof(*iv));
+	iv->have = true;
+	iv->index = i;
+	iv->start_ns = i * 500000000ULL;
+	iv->end_ns = (i + 1) * 500000000ULL;
+	iv->bytes = (uint64_t)(mbps * 1e6 * 0.5);
+	iv->ios = iv->bytes / 131072;
+	iv->lat_min = 1000;
+	iv->lat_max = 90000;
+	iv->lat_sum = iv->ios * 20000;
+	iv->p50 = 19000;
+	iv->p99 = 80000;
+	iv->p999 = 88000;
+	iv->bytes_total = (i + 1) * iv->bytes;
+}
+
+TEST(format)
+{
+	char buf[8192], *lines[64], *save = NULL, *l;
+	struct bf_trace_meta m;
+	struct bf_iv iv;
+	size_t n = 0, len;
+	FILE *f = tmpfile();
+
+	ASSERT_NE(NULL, f);
+	meta_fill(&m);
+	bf_trace_write_header(f, &m);
+	iv_fill(&iv, 0, 400);
+	bf_trace_write_iv(f, &iv);
+	memset(&iv, 0, sizeof(iv));	/* an empty interval */
+	iv.index = 1;
+	iv.start_ns = 500000000ULL;
+	iv.end_ns = 1000000000ULL;
+	iv.bytes_total = 200000000ULL;
+	bf_trace_write_iv(f, &iv);
+	bf_trace_write_end(f, "stopped", 0, 2);
+	rewind(f);
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[len] = '\0';
+	fclose(f);
+	for (l = strtok_r(buf, "\n", &save); l && n < 64;
+	     l = strtok_r(NULL, "\n", &save))
+		lines[n++] = l;
+	ASSERT_EQ(23U, n);
+	EXPECT_STREQ("# blkfloor-trace v1", lines[0]);
+	EXPECT_STREQ("# device: /dev/sdb", lines[1]);
+	EXPECT_STREQ("# size_bytes: 1073741824", lines[2]);
+	EXPECT_STREQ("# model: QEMU HARDDISK X", lines[3]);
+	EXPECT_STREQ("# serial: BLKFLOOR-UAS0", lines[4]);
+	EXPECT_STREQ("# transport: uas", lines[5]);
+	EXPECT_STREQ("# kernel: 6.12.117+deb12-amd64", lines[6]);
+	EXPECT_STREQ("# op: write", lines[7]);
+	EXPECT_STREQ("# pattern: seq", lines[8]);
+	EXPECT_STREQ("# bs: 131072", lines[9]);
+	EXPECT_STREQ("# qd: 32", lines[10]);
+	EXPECT_STREQ("# interval_ns: 500000000", lines[11]);
+	EXPECT_STREQ("# data: random", lines[12]);
+	EXPECT_STREQ("# seed: 7", lines[13]);
+	EXPECT_STREQ("# start_time: 2023-11-14T22:13:20Z", lines[14]);
+	EXPECT_STREQ("# cli_version: 0.1.0", lines[15]);
+	EXPECT_STREQ("# module_version: 0.1.0", lines[16]);
+	EXPECT_STREQ(BF_TRACE_HEADER, lines[17]);
+	EXPECT_STREQ("index,start_s,end_s,bytes,ios,errors,MBps,lat_min_us,lat_mean_us,lat_p50_us,lat_p99_us,lat_p999_us,lat_max_us,bytes_total",
+		     lines[17]);
+	EXPECT_STREQ("0,0.000000,0.500000,200000000,1525,0,400.000,1.000,20.000,19.000,80.000,88.000,90.000,200000000",
+		     lines[18]);
+	EXPECT_STREQ("1,0.500000,1.000000,0,0,0,0.000,0.000,0.000,0.000,0.000,0.000,0.000,200000000",
+		     lines[19]);
+	EXPECT_STREQ("# state: stopped", lines[20]);
+	EXPECT_STREQ("# errno: 0", lines[21]);
+	EXPECT_STREQ("# dropped: 2", lines[22]);
+}
+
+TEST(round_trip_through_series_loader)
+{
+	char path[] = "/tmp/bf-trace-XXXXXX", err[256] = "";
+	static const double rates[] = { 900, 910, 905, 300, 295, 305, 298 };
+	struct bf_series ser = { 0 };
+	struct bf_trace_meta m;
+	struct bf_iv iv;
+	uint64_t total = 0;
+	unsigned int i;
+	int fd = mkstemp(path);
+	FILE *f;
+
+	ASSERT_GE(fd, 0);
+	f = fdopen(fd, "w");
+	ASSERT_NE(NULL, f);
+	meta_fill(&m);
+	bf_trace_write_header(f, &m);
+	for (i = 0; i < 7; i++) {
+		iv_fill(&iv, i, rates[i]);
+		total += iv.bytes;
+		iv.bytes_total = total;
+		bf_trace_write_iv(f, &iv);
+	}
+	bf_trace_write_end(f, "done", 0, 0);
+	fclose(f);
+	ASSERT_EQ(0, bf_series_load(path, &ser, err, sizeof(err)))
+		TH_LOG("%s", err);
+	unlink(path);
+	ASSERT_EQ(7U, ser.n);
+	for (i = 0; i < 7; i++) {
+		EXPECT_LT(fabs(ser.s[i].mbps - rates[i]), 1e-3);
+		EXPECT_LT(fabs(ser.s[i].t - (i + 1) * 0.5), 1e-6);
+		EXPECT_LT(fabs(ser.s[i].dt - 0.5), 1e-6);
+	}
+	EXPECT_LT(fabs(ser.s[6].bytes - (double)total), 1);
+	bf_series_free(&ser);
+}
+
+TEST(progress_line)
+{
+	struct bf_iv iv = { 0 };
+	char line[256];
+
+	iv.start_ns = 1000000000ULL;
+	iv.end_ns = 2000000000ULL;
+	iv.bytes = 500000000ULL;
+	iv.bytes_total = 1000000000ULL;
+	bf_progress_line(line, sizeof(line), &iv, 3000000000ULL, 0);
+	EXPECT_STREQ("   2.0 s  1.00 GB / 3.00 GB  500 MB/s  mean 500 MB/s  ETA 4.0 s",
+		     line);
+	bf_progress_line(line, sizeof(line), &iv, 0, 10000000000ULL);
+	EXPECT_STREQ("   2.0 s  1.00 GB  500 MB/s  mean 500 MB/s  ETA 8.0 s",
+		     line);
+}
+
+TEST_HARNESS_MAIN
