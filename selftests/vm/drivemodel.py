@@ -466,7 +466,9 @@ class Ftl(Model):
             self.starved = False
         if not self.starved:
             return self.p['fast']
-        if self.now >= self.seg_end:
+        # Segments only turn over while the host writes: an idle drive
+        # keeps its last rate (and the controller has nothing to send).
+        if self.now >= self.seg_end and not self.idle:
             self._new_segment()
         return self.seg_rate
 

@@ -46,7 +46,23 @@ or SIGINT.  A guest (or a test) can talk to it with
 
 which prints the reply after ok/err and exits 0 (ok), 1 (err) or 3 (no
 reply); PATH is the virtio port (default /dev/virtio-ports/org.blkfloor.rig)
-or a unix socket.
+or a unix socket.  Python starts slowly in a TCG guest over 9p (~2 s), so
+guest shell tests may rather speak the protocol directly:
+
+    rig() {
+        n=$((n + 1)); t="@$$-$n"
+        exec 3<>"$BLKFLOOR_RIG"
+        printf '%s %s\n' "$t" "$*" >&3
+        while read -r -t 30 tag st rest <&3; do
+            [ "$tag" = "$t" ] && break
+        done
+        exec 3>&-
+        echo "$rest"
+        [ "$tag" = "$t" ] && [ "$st" = ok ]
+    }
+
+rigctl holds QEMU's only QMP connection while it runs; anything else that
+needs QMP should get its own -qmp socket.
 """
 
 import argparse

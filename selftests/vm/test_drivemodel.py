@@ -279,6 +279,13 @@ class TestFtl(unittest.TestCase):
         tr = dm.simulate(m, 4.0)                 # 800 MB
         self.assertEqual({lim for _, lim, _ in tr}, {200 * MB})
 
+    def test_idle_keeps_rate(self):
+        m = dm.make_model('ftl', ['size=1GiB', 'gc=0'])
+        dm.simulate(m, 2.0)
+        tr = dm.simulate(m, 3.0, write=lambda t: False)
+        self.assertEqual(len({lim for _, lim, _ in tr[600:]}), 1)
+        self.assertEqual(m.state()['starved'], 1)
+
     def test_seeded(self):
         def trace(seed):
             m = dm.make_model('ftl', [f'seed={seed}'])
