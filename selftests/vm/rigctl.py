@@ -47,13 +47,14 @@ or SIGINT.  A guest (or a test) can talk to it with
 which prints the reply after ok/err and exits 0 (ok), 1 (err) or 3 (no
 reply); PATH is the virtio port (default /dev/virtio-ports/org.blkfloor.rig)
 or a unix socket.  Python starts slowly in a TCG guest over 9p (~2 s), so
-guest shell tests may rather speak the protocol directly:
+guest shell tests may rather speak the protocol directly (dash has no
+read -t; the agent answers every line, err included):
 
     rig() {
-        n=$((n + 1)); t="@$$-$n"
+        t="@$$-$(date +%s%N)"
         exec 3<>"$BLKFLOOR_RIG"
         printf '%s %s\n' "$t" "$*" >&3
-        while read -r -t 30 tag st rest <&3; do
+        while read -r tag st rest <&3; do
             [ "$tag" = "$t" ] && break
         done
         exec 3>&-
