@@ -206,8 +206,8 @@ static int do_sweep(int argc, char **argv)
 }
 
 BLKFLOOR_COMMAND(sweep, "DEV [options]", do_sweep,
-	"Rate per request size, 4 KiB .. 16 MiB, and a fitted per-command overhead\n"
-	"and link bandwidth: time per request = overhead + size / bandwidth.\n"
+	"Rate per request size and the fitted per-command overhead.\n"
+	"Sizes 4 KiB .. 16 MiB; fit: time per request = overhead + size / bandwidth.\n"
 	"  --rw MODE         read (default); write/randwrite need --yes-destroy-data\n"
 	"  --qd N            requests in flight (default 1)\n"
 	"  --time DURATION   per size (default 5s)\n"
@@ -409,8 +409,8 @@ static int do_wss(int argc, char **argv)
 }
 
 BLKFLOOR_COMMAND(wss, "DEV [options]", do_wss,
-	"Random reads over working sets from --min doubling to the whole device;\n"
-	"the knee where IOPS fall estimates a DRAM-less drive's mapping cache.\n"
+	"Random reads over growing working sets: the mapping-cache knee.\n"
+	"Working sets from --min doubling to the whole device; the knee where IOPS fall estimates a DRAM-less drive's mapping cache.\n"
 	"  --min SIZE        smallest working set (default 1GiB, capped)\n"
 	"  --bs SIZE         request size (default 4KiB)\n"
 	"  --qd N            requests in flight (default 32)\n"
@@ -527,8 +527,9 @@ static int do_corners(int argc, char **argv)
 }
 
 BLKFLOOR_COMMAND(corners, "DEV [options]", do_corners,
-	"The four corners (4K random read/write, 64K sequential read/write), each\n"
-	"measured at full speed and then ramped 10%..100% of it with an IOPS cap:\n"
+	"The four corners: latency against delivered IOPS under a load ramp.\n"
+	"4K random read/write and 64K sequential read/write, each measured at\n"
+	"full speed and then ramped 10%..100% of it with an IOPS cap:\n"
 	"delivered IOPS against latency. Write corners need --yes-destroy-data.\n"
 	"  --qd N            requests in flight (default 32)\n"
 	"  --time DURATION   per point (default 5s; 11 points per corner)\n"

@@ -143,8 +143,9 @@ static int do_caps(int argc, char **argv)
 }
 
 BLKFLOOR_COMMAND(caps, "DEV [--json]", do_caps,
-	"What this device path can do: transport, size, block sizes, maximum\n"
-	"transfer, TRIM, secure erase, write zeroes, write cache, FUA.\n"
+	"What this device path can do: transport, TRIM, write cache, limits.\n"
+	"Size, block sizes, maximum transfer, TRIM, secure erase, write zeroes,\n"
+	"write cache, FUA, rotational, in plain words.\n"
 	"  --json            one JSON object");
 
 static int do_trim(int argc, char **argv)

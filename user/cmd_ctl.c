@@ -87,8 +87,8 @@ static int do_list(int argc, char **argv)
 }
 
 BLKFLOOR_COMMAND(list, "[--json]", do_list,
-	"List the runs the module knows: id, device, op, state, bytes, mean\n"
-	"rate, whether a socket owns it.\n"
+	"List the runs the module knows.\n"
+	"Id, device, op, state, bytes, mean rate, whether a socket owns it.\n"
 	"  --json            a JSON array");
 
 static int do_stop(int argc, char **argv)
@@ -335,6 +335,6 @@ static int do_version(int argc, char **argv)
 }
 
 BLKFLOOR_COMMAND(version, "[--json]", do_version,
-	"Print the CLI version, the module version, the netlink family version\n"
-	"the module speaks and the ABI version the CLI was built against.\n"
+	"Print the CLI, module, netlink family and ABI versions.\n"
+	"Exits 1 (and says so) when the module is not loaded.\n"
 	"  --json            one JSON object");

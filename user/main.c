@@ -4,6 +4,7 @@
  * BLKFLOOR_COMMAND() (see blkfloor.h); this file walks the section.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "blkfloor.h"
@@ -32,9 +33,17 @@ static void cmd_summary(FILE *f, const struct blkfloor_cmd *c)
 	fprintf(f, "  %-10s %.*s\n", c->name, len, c->help);
 }
 
+static int cmp_cmd(const void *a, const void *b)
+{
+	const struct blkfloor_cmd *const *x = a, *const *y = b;
+
+	return strcmp((*x)->name, (*y)->name);
+}
+
 static void usage(FILE *f)
 {
-	const struct blkfloor_cmd *c;
+	const struct blkfloor_cmd *c, *sorted[64];
+	size_t n = 0, i;
 
 	fprintf(f,
 		"Usage: blkfloor COMMAND [ARGS]\n"
@@ -43,8 +52,11 @@ static void usage(FILE *f)
 		"Sustained block-device throughput measurement, driven through the\n"
 		"blkfloor kernel module (modprobe blkfloor).\n\n"
 		"Commands:\n");
-	for (c = __start_blkfloor_cmds; c < __stop_blkfloor_cmds; c++)
-		cmd_summary(f, c);
+	for (c = __start_blkfloor_cmds; c < __stop_blkfloor_cmds && n < 64; c++)
+		sorted[n++] = c;
+	qsort(sorted, n, sizeof(sorted[0]), cmp_cmd);
+	for (i = 0; i < n; i++)
+		cmd_summary(f, sorted[i]);
 	fprintf(f,
 		"\nSizes: K/KB, M/MB, G/GB, T/TB are powers of 10; KiB, MiB, GiB, TiB\n"
 		"powers of 2; a plain number is bytes. Rates are MB/s (10^6 bytes/s).\n"
