@@ -133,6 +133,17 @@ accel=$(cat "$accel_file")
 cpu=max
 [ "$accel" = kvm ] && cpu=host
 
+# --- the module: depmod on the host (over 9p in a TCG guest it takes minutes)
+ko=$top/build/$kver/blkfloor.ko
+if [ -f "$ko" ]; then
+	m=$dir/mods/lib/modules/$kver
+	mkdir -p "$m/extra"
+	cp -as "/lib/modules/$kver/kernel" "$m/kernel"
+	cp /lib/modules/"$kver"/modules.{order,builtin,builtin.modinfo} "$m/" 2>/dev/null
+	cp "$ko" "$m/extra/"
+	depmod -b "$dir/mods" "$kver" || { echo "run-vm: depmod failed" >&2; exit 2; }
+fi
+
 # --- the command, disks, devices --------------------------------------------
 printf '%s\n' "$*" > "$dir/cmd.sh"
 mkdir -p "$dir/out"
