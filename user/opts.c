@@ -167,6 +167,9 @@ static int apply(struct bf_opts *o, const struct optdef *d, const char *v,
 		ret = bf_parse_size(v, &u);
 		if (ret)
 			return size_err(err, len, d->name, v, ret);
+		if (u % 512 && u % 1000 == 0)
+			return bad(err, len, d->name, v,
+				   "not a multiple of 512 bytes (K, M, G are powers of 10: did you mean KiB, MiB?)");
 		if (!u || u % 512 || u > BLKFLOOR_BS_MAX)
 			return bad(err, len, d->name, v,
 				   "must be a multiple of 512 bytes, at most 64 MiB");
