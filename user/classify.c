@@ -31,6 +31,8 @@
 #define BF_Z		3.0	/* z for "beyond the noise" between segments */
 #define BF_BURST_BYTES	1e9	/* a burst above the floor is well under 1 GB */
 #define BF_ERRATIC_SD	0.30	/* pooled in-plateau spread (log) of ftl */
+#define BF_WORK		50	/* binseg scans at most 50 n samples */
+#define BF_LVL_SAMPLES	4096	/* samples used for a long plateau's median */
 #define BF_BACKWARDS	0.2231	/* ln(1.25): "runs backwards" is a real climb */
 
 const char *bf_class_name(enum bf_class c)
@@ -152,8 +154,16 @@ static void seg_stats(struct bf_work *w, struct bf_seg *g)
 	size_t len = g->last - g->first + 1, a = g->first, b = g->last, i;
 	double m;
 
-	memcpy(w->tmp, w->y + g->first, len * sizeof(double));
-	g->lvl = bf_median(w->tmp, len);
+	if (len <= BF_LVL_SAMPLES) {
+		memcpy(w->tmp, w->y + g->first, len * sizeof(double));
+		g->lvl = bf_median(w->tmp, len);
+	} else {
+		/* a long plateau: the median of an even spread of samples
+		 * keeps repeated merges O(1) each */
+		for (i = 0; i < BF_LVL_SAMPLES; i++)
+			w->tmp[i] = w->y[g->first + i * len / BF_LVL_SAMPLES];
+		g->lvl = bf_median(w->tmp, BF_LVL_SAMPLES);
+	}
 	if (len >= 3 && len < 8) {
 		if (fabs(w->y[a] - g->lvl) > 3 * w->sigma)
 			a++;
@@ -214,12 +224,14 @@ static int push_seg(struct bf_work *w, size_t first, size_t last)
  * Binary segmentation of f[0..n) into segments of at least BF_MINSEG
  * samples; a split is kept when it lowers the L2 cost by more than @pen.
  * Intervals are processed left to right with an explicit stack, so the
- * segments come out in order. O(n log n) for balanced splits.
+ * segments come out in order. O(n log n) for balanced splits, and never
+ * more than BF_WORK * n.
  */
 static int binseg(struct bf_work *w, double pen)
 {
 	struct range { size_t a, b; } *st;
 	size_t sp = 0, cap = 64;
+	double work = 0;
 	int ret = 0;
 
 	st = malloc(cap * sizeof(*st));
@@ -231,7 +243,14 @@ static int binseg(struct bf_work *w, double pen)
 		double whole, best = 0;
 		size_t k, bestk = 0;
 
-		if (r.b - r.a >= 2 * BF_MINSEG) {
+		/*
+		 * Balanced splits cost n per level of recursion; a curve that
+		 * switches every few samples peels off one short segment per
+		 * scan of a long interval. Past BF_WORK * n samples scanned it
+		 * is erratic beyond doubt and the rest is left unsplit.
+		 */
+		if (r.b - r.a >= 2 * BF_MINSEG && work < BF_WORK * w->n) {
+			work += r.b - r.a;
 			whole = cost(w, r.a, r.b);
 			for (k = r.a + BF_MINSEG; k + BF_MINSEG <= r.b; k++) {
 				double g = whole - cost(w, r.a, k) -
@@ -290,12 +309,12 @@ static void merge(struct bf_work *w, size_t i, size_t j, unsigned int exc)
 	w->nseg -= j - i;
 }
 
-static bool try_merge_similar(struct bf_work *w, size_t i)
+/* Append @src (the segment right after @dst) to @dst; stats not updated. */
+static void join(struct bf_seg *dst, const struct bf_seg *src, bool exc)
 {
-	if (i + 1 >= w->nseg || !seg_similar(w, &w->seg[i], &w->seg[i + 1]))
-		return false;
-	merge(w, i, i + 1, 0);
-	return true;
+	dst->last = src->last;
+	dst->nexc += src->nexc + exc;
+	dst->exc_dur += src->exc_dur + (exc ? src->dur : 0);
 }
 
 /* Bytes a burst wrote beyond what the plateau at @lvl would have. */
@@ -304,17 +323,13 @@ static double excess_bytes(const struct bf_seg *b, double lvl)
 	return b->bytes - exp(lvl) * 1e6 * b->dur;
 }
 
-/* A short burst or dip between two plateaus of the same level. */
-static bool try_excursion(struct bf_work *w, size_t i, double total)
+/* Is @b a short burst or dip between two plateaus @a, @c of one level? */
+static bool is_excursion(const struct bf_work *w, const struct bf_seg *a,
+			 const struct bf_seg *b, const struct bf_seg *c,
+			 double total)
 {
-	struct bf_seg *a, *b, *c;
 	bool up;
 
-	if (i == 0 || i + 1 >= w->nseg)
-		return false;
-	a = &w->seg[i - 1];
-	b = &w->seg[i];
-	c = &w->seg[i + 1];
 	if (!seg_similar(w, a, c))
 		return false;
 	up = b->lvl > a->lvl && b->lvl > c->lvl;
@@ -322,35 +337,97 @@ static bool try_excursion(struct bf_work *w, size_t i, double total)
 		return false;
 	if (b->dur > 0.5 * fmax(a->dur, c->dur) || b->dur > 0.1 * total)
 		return false;
-	if (up && excess_bytes(b, (a->lvl + c->lvl) / 2) >= BF_BURST_BYTES)
-		return false;
-	merge(w, i - 1, i + 1, 1);
-	return true;
+	return !up || excess_bytes(b, (a->lvl + c->lvl) / 2) < BF_BURST_BYTES;
 }
 
-/* A short segment between two others, at a level between theirs. */
-static bool try_transition(struct bf_work *w, size_t i, double total)
+/*
+ * Is @b a short transition between @a and @c, at a level between theirs?
+ * Returns -1 if it belongs with @a (nearer in level), 1 with @c, 0 if not.
+ */
+static int transition_side(const struct bf_seg *a, const struct bf_seg *b,
+			   const struct bf_seg *c, double total)
 {
-	struct bf_seg *a, *b, *c;
-	double lo, hi;
+	double lo = fmin(a->lvl, c->lvl), hi = fmax(a->lvl, c->lvl);
 
-	if (i == 0 || i + 1 >= w->nseg)
-		return false;
-	a = &w->seg[i - 1];
-	b = &w->seg[i];
-	c = &w->seg[i + 1];
-	lo = fmin(a->lvl, c->lvl);
-	hi = fmax(a->lvl, c->lvl);
 	if (b->lvl <= lo || b->lvl >= hi)
-		return false;
+		return 0;
 	if (seg_n(b) > 2 && b->dur >= 0.25 * fmin(a->dur, c->dur) &&
 	    b->dur >= 0.03 * total)
-		return false;
-	if (fabs(b->lvl - a->lvl) <= fabs(b->lvl - c->lvl))
-		merge(w, i - 1, i, 0);
-	else
-		merge(w, i, i + 1, 0);
-	return true;
+		return 0;
+	return fabs(b->lvl - a->lvl) <= fabs(b->lvl - c->lvl) ? -1 : 1;
+}
+
+/*
+ * The passes below rebuild the segment list in place as a stack, so each
+ * is O(k) in the number of segments whatever the number of merges.
+ */
+static bool pass_similar(struct bf_work *w)
+{
+	struct bf_seg *g = w->seg;
+	size_t i, o = 0;
+	bool changed = false;
+
+	for (i = 0; i < w->nseg; i++) {
+		if (o && seg_similar(w, &g[o - 1], &g[i])) {
+			join(&g[o - 1], &g[i], false);
+			seg_stats(w, &g[o - 1]);
+			changed = true;
+		} else {
+			g[o++] = g[i];
+		}
+	}
+	w->nseg = o;
+	return changed;
+}
+
+static bool pass_excursions(struct bf_work *w, double total)
+{
+	struct bf_seg *g = w->seg;
+	size_t i, o = 0;
+	bool changed = false;
+
+	for (i = 0; i < w->nseg; i++) {
+		g[o++] = g[i];
+		while (o >= 3 &&
+		       is_excursion(w, &g[o - 3], &g[o - 2], &g[o - 1], total)) {
+			join(&g[o - 3], &g[o - 2], true);
+			join(&g[o - 3], &g[o - 1], false);
+			seg_stats(w, &g[o - 3]);
+			o -= 2;
+			changed = true;
+		}
+	}
+	w->nseg = o;
+	return changed;
+}
+
+static bool pass_transitions(struct bf_work *w, double total)
+{
+	struct bf_seg *g = w->seg;
+	size_t i, o = 0;
+	bool changed = false;
+	int side;
+
+	for (i = 0; i < w->nseg; i++) {
+		g[o++] = g[i];
+		if (o < 3)
+			continue;
+		side = transition_side(&g[o - 3], &g[o - 2], &g[o - 1], total);
+		if (side < 0) {
+			join(&g[o - 3], &g[o - 2], false);
+			seg_stats(w, &g[o - 3]);
+			g[o - 2] = g[o - 1];
+			o--;
+			changed = true;
+		} else if (side > 0) {
+			join(&g[o - 2], &g[o - 1], false);
+			seg_stats(w, &g[o - 2]);
+			o--;
+			changed = true;
+		}
+	}
+	w->nseg = o;
+	return changed;
 }
 
 /*
@@ -393,21 +470,13 @@ static bool try_ends(struct bf_work *w, double total)
 static void cleanup(struct bf_work *w, double total)
 {
 	bool changed = true;
-	size_t i;
 
 	while (changed) {
-		changed = false;
-		for (i = 0; i + 1 < w->nseg; i++)
-			changed |= try_merge_similar(w, i);
-		for (i = 1; i + 1 < w->nseg; i++)
-			changed |= try_excursion(w, i, total);
+		changed = pass_similar(w);
+		changed |= pass_excursions(w, total);
 		if (changed)
 			continue;
-		for (i = 1; i + 1 < w->nseg; i++)
-			changed |= try_transition(w, i, total);
-		if (changed)
-			continue;
-		changed = try_ends(w, total);
+		changed = pass_transitions(w, total) || try_ends(w, total);
 	}
 }
 
