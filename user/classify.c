@@ -636,7 +636,9 @@ void bf_fmt_si_bytes(char *b, size_t len, double bytes)
 
 void bf_fmt_secs(char *b, size_t len, double s)
 {
-	if (s >= 3600)
+	if (!isfinite(s))
+		snprintf(b, len, "never");
+	else if (s >= 3600)
 		snprintf(b, len, "%.0f h %02.0f min", floor(s / 3600),
 			 floor(fmod(s, 3600) / 60));
 	else if (s >= 600)

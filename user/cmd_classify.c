@@ -285,6 +285,13 @@ static int do_predict(int argc, char **argv)
 	if (load(argv[0], path, &ser, &r))
 		return EXIT_FAIL;
 	secs = bf_predict_seconds(&r, (double)bytes, &end);
+	if (!isfinite(secs)) {
+		fprintf(stderr, "blkfloor predict: %s: the curve ends at 0 MB/s, the job would never finish\n",
+			path);
+		bf_report_free(&r);
+		bf_series_free(&ser);
+		return EXIT_FAIL;
+	}
 	bf_fmt_secs(t, sizeof(t), secs);
 	bf_fmt_mbps(e, sizeof(e), end);
 	bf_fmt_si_bytes(b, sizeof(b), (double)bytes);
