@@ -58,11 +58,15 @@ check_dmesg() {
 }
 
 # null_blk through configfs, as blktests' _configure_null_blk does:
-# nullb_create NAME key=value... prints /dev/NAME. Removed at exit.
+# nullb_create NAME key=value... makes /dev/NAME, removed at exit. Call it
+# directly (not in $(...)): it registers its cleanup in this shell.
 nullb_create() {
 	local name=$1 kv; shift
-	[ -d /sys/kernel/config/nullb ] || modprobe null_blk nr_devices=0 ||
-		skip "null_blk is not available"
+	if [ ! -d /sys/kernel/config/nullb ]; then
+		modprobe null_blk nr_devices=0 || skip "null_blk is not available"
+		mountpoint -q /sys/kernel/config ||
+			mount -t configfs configfs /sys/kernel/config
+	fi
 	[ -d /sys/kernel/config/nullb ] || fail "null_blk configfs missing"
 	mkdir "/sys/kernel/config/nullb/$name" || fail "nullb $name"
 	on_exit "nullb_destroy $name"
@@ -71,7 +75,13 @@ nullb_create() {
 			fail "nullb $name: cannot set $kv"
 	done
 	echo 1 > "/sys/kernel/config/nullb/$name/power" || fail "nullb $name power"
-	echo "/dev/$name"
+	udev_wait "/dev/$name"
+}
+# There is no udev in the guest: wait for devtmpfs to show a node.
+udev_wait() {
+	local i
+	for i in $(seq 50); do [ -b "$1" ] && return 0; sleep 0.1; done
+	fail "$1 did not appear"
 }
 nullb_destroy() {
 	echo 0 > "/sys/kernel/config/nullb/$1/power"

@@ -1,0 +1,340 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""make bench, guest side: measure blkfloor against a bare in-kernel
+submitter and fio on null_blk, in one guest, interleaved.
+
+Runs inside the test guest (scripts/bench.sh boots it). Writes one JSON
+object per line to --out (the host's scripts/bench.sh turns them into the
+table) and progress to stdout. Every run of every engine is measured the
+same way:
+
+  ios, bytes    what completed (blkfloor: RUN_GET totals; bare: its
+                result_* parameters; fio: its JSON output)
+  ns            the run's own elapsed time as the engine reports it
+  cpu_ns        guest CPU time spent: for the in-kernel engines the non-idle
+                time of all CPUs (/proc/stat) from start to end, for fio the
+                CPU time fio reports for its job (usr + sys), which leaves
+                out fio's process start-up
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bfnl  # noqa: E402
+
+TESTS = [
+    # name, op, random, bs, qd
+    ("randread-4k-qd1", "read", True, 4096, 1),
+    ("randread-4k-qd32", "read", True, 4096, 32),
+    ("seqwrite-128k-qd32", "write", False, 131072, 32),
+]
+NULLB = "/sys/kernel/config/nullb"
+
+
+def log(*a):
+    print("#", *a, flush=True)
+
+
+def sh(*cmd, check=True):
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True)
+    if check and r.returncode:
+        raise RuntimeError("%s: exit %d: %s" % (" ".join(cmd), r.returncode,
+                                                r.stdout.strip()))
+    return r.stdout
+
+
+def cpu_busy_ns():
+    """Non-idle CPU time of all CPUs since boot, ns."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    hz = os.sysconf("SC_CLK_TCK")
+    idle = v[3] + v[4]
+    # guest and guest_nice are already part of user and nice.
+    return (sum(v[:8]) - idle) * 1_000_000_000 // hz
+
+
+def meminfo():
+    m = {}
+    with open("/proc/meminfo") as f:
+        for line in f:
+            k, v = line.split(":")
+            m[k] = int(v.split()[0]) * 1024
+    m["Used"] = (m["MemTotal"] - m["MemFree"] - m["Buffers"] - m["Cached"]
+                 - m["SReclaimable"])
+    return {k: m[k] for k in ("Used", "Slab", "SUnreclaim", "KernelStack",
+                              "PageTables")}
+
+
+def slabinfo():
+    """{cache: bytes in active objects}, or {} when not readable."""
+    out = {}
+    try:
+        with open("/proc/slabinfo") as f:
+            for line in f:
+                if line.startswith(("slabinfo", "#")):
+                    continue
+                p = line.split()
+                out[p[0]] = int(p[1]) * int(p[3])
+    except OSError:
+        pass
+    return out
+
+
+# --- null_blk ----------------------------------------------------------------
+
+def nullb_setup():
+    sh("modprobe", "configfs", check=False)
+    if not os.path.isdir("/sys/kernel/config/nullb"):
+        if not os.path.ismount("/sys/kernel/config"):
+            sh("mount", "-t", "configfs", "configfs", "/sys/kernel/config")
+        sh("modprobe", "null_blk", "nr_devices=0")
+
+
+def nullb_create(name, **kv):
+    d = os.path.join(NULLB, name)
+    os.mkdir(d)
+    for k, v in kv.items():
+        with open(os.path.join(d, k), "w") as f:
+            f.write(str(v))
+    with open(os.path.join(d, "power"), "w") as f:
+        f.write("1")
+    for _ in range(100):
+        if os.path.exists("/dev/" + name):
+            return "/dev/" + name
+        time.sleep(0.05)
+    raise RuntimeError("/dev/%s did not appear" % name)
+
+
+def nullb_destroy(name):
+    d = os.path.join(NULLB, name)
+    with open(os.path.join(d, "power"), "w") as f:
+        f.write("0")
+    os.rmdir(d)
+
+
+# --- engines -----------------------------------------------------------------
+
+class Engines:
+    def __init__(self, args):
+        self.args = args
+        self.bf = None
+        self.bf_reason = args.no_blkfloor
+        try:
+            if self.bf_reason:
+                raise RuntimeError(self.bf_reason)
+            sh("modprobe", "blkfloor")
+            self.bf = bfnl.Blkfloor()
+            self.bf_version = self.bf.info()
+        except (RuntimeError, OSError) as e:
+            self.bf_reason = self.bf_reason or "blkfloor.ko not usable: %s" % e
+            self.bf = None
+        self.bare_reason = None
+        if not os.path.exists(args.bare):
+            self.bare_reason = "no %s" % args.bare
+
+    def names(self):
+        n = []
+        if self.bf:
+            n += ["blkfloor", "blkfloor-nostats"]
+        if not self.bare_reason:
+            n.append("bare")
+        return n + ["fio-io_uring", "fio-libaio"]
+
+    def run(self, engine, dev, op, random, bs, qd, t):
+        if engine.startswith("blkfloor"):
+            flags = bfnl.C["BLKFLOOR_F_NO_STATS"] if "nostats" in engine else 0
+            return self.blkfloor(dev, op, random, bs, qd, t, flags=flags)
+        if engine == "bare":
+            return self.bare(dev, op, random, bs, qd, t)
+        return self.fio(engine.split("-", 1)[1], dev, op, random, bs, qd, t)
+
+    def blkfloor(self, dev, op, random, bs, qd, t, flags=0, interval_ns=None,
+                 ring=None, rate_bps=None, sample=False):
+        """One run; with sample, memory is read while it runs."""
+        samples = []
+        before = meminfo() if sample else None
+        slab0 = slabinfo() if sample else None
+        c0 = cpu_busy_ns()
+        rid = self.bf.start(dev, op=op, random=random, bs=bs, qd=qd,
+                            time_s=t, interval_ns=interval_ns, ring=ring,
+                            rate_bps=rate_bps, flags=flags)
+        t0 = time.monotonic()
+        slab1 = None
+        while True:
+            # Sleep through the run; poll often only near its end.
+            left = t - (time.monotonic() - t0)
+            if sample:
+                time.sleep(0.25)
+            else:
+                time.sleep(max(left - 0.05, 0.02))
+            g = self.bf.get(rid)
+            if not self.bf.running(g["state"]):
+                break
+            if sample:
+                samples.append((time.monotonic() - t0, meminfo()))
+                if slab1 is None and time.monotonic() - t0 > t / 2:
+                    slab1 = slabinfo()
+            if time.monotonic() - t0 > t + 30:
+                raise RuntimeError("blkfloor run %d did not end" % rid)
+        c1 = cpu_busy_ns()
+        r = {"ios": g.get("ios", 0), "bytes": g.get("bytes", 0),
+             "ns": g.get("elapsed_ns", 0), "cpu_ns": c1 - c0,
+             "errors": g.get("errors", 0), "state": g["state"],
+             "errno": g.get("errno", 0), "run_id": rid}
+        if interval_ns:
+            r["intervals"] = self.bf.intervals(rid)
+            r["dropped"] = g.get("dropped", 0)
+        if sample:
+            r["mem_before"] = before
+            r["mem_samples"] = samples
+            r["mem_after"] = meminfo()
+            r["slab_delta"] = {k: v - slab0.get(k, 0)
+                               for k, v in (slab1 or {}).items()
+                               if abs(v - slab0.get(k, 0)) >= 16384}
+        return r
+
+    def bare(self, dev, op, random, bs, qd, t):
+        c0 = cpu_busy_ns()
+        sh("insmod", self.args.bare, "path=" + dev, "qd=%d" % qd,
+           "bs=%d" % bs, "op=" + op, "random=%d" % int(random),
+           "duration=%d" % max(1, round(t)))
+        c1 = cpu_busy_ns()
+        p = "/sys/module/blkfloor_bare/parameters/"
+        res = {}
+        for k in ("ios", "ns", "errors"):
+            with open(p + "result_" + k) as f:
+                res[k] = int(f.read())
+        sh("rmmod", "blkfloor_bare")
+        res["bytes"] = res["ios"] * bs
+        res["cpu_ns"] = c1 - c0
+        return res
+
+    def fio(self, ioengine, dev, op, random, bs, qd, t):
+        rw = ("rand" if random else "") + op
+        cmd = ["fio", "--name=bench", "--filename=" + dev, "--direct=1",
+               "--rw=" + rw, "--bs=%d" % bs, "--iodepth=%d" % qd,
+               "--ioengine=" + ioengine, "--time_based",
+               "--runtime=%gs" % t, "--norandommap", "--randrepeat=0",
+               "--output-format=json"]
+        if ioengine == "io_uring":
+            cmd += ["--hipri=0", "--fixedbufs", "--registerfiles"]
+        j = json.loads(sh(*cmd))
+        job = j["jobs"][0]
+        d = job[op]
+        run_ms = job.get("job_runtime") or d["runtime"]
+        cpu = (job["usr_cpu"] + job["sys_cpu"]) / 100.0 * run_ms * 1e6
+        return {"ios": d["total_ios"], "bytes": d["io_bytes"],
+                "ns": d["runtime"] * 1_000_000, "cpu_ns": int(cpu),
+                "errors": job.get("error", 0)}
+
+
+# --- the benchmark -----------------------------------------------------------
+
+def emit(out, rec):
+    out.write(json.dumps(rec) + "\n")
+    out.flush()
+
+
+def throughput(eng, out, base, dev, irqmode, tests, rounds, t):
+    names = eng.names()
+    for rnd in range(rounds):
+        for test in tests:
+            name, op, random, bs, qd = test
+            # Rotate the order every round so no engine always goes first.
+            k = (rnd + tests.index(test)) % len(names)
+            for e in names[k:] + names[:k]:
+                try:
+                    r = eng.run(e, dev, op, random, bs, qd, t)
+                except (RuntimeError, OSError, KeyError, ValueError) as ex:
+                    log("%s %s: %s" % (e, name, ex))
+                    r = {"failed": str(ex)}
+                rec = dict(base, kind="tput", irqmode=irqmode, test=name,
+                           engine=e, round=rnd, bs=bs, qd=qd, **r)
+                emit(out, rec)
+                if "ios" in r and r["ns"]:
+                    log("irqmode=%d round %d %-18s %-16s %9.0f IOPS "
+                        "%7.1f MB/s %6.0f ns/io" % (
+                            irqmode, rnd, name, e, r["ios"] * 1e9 / r["ns"],
+                            r["bytes"] * 1e3 / r["ns"],
+                            r["cpu_ns"] / max(r["ios"], 1)))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--bare", required=True)
+    ap.add_argument("--time", type=float, default=3)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--no-blkfloor", metavar="REASON",
+                    help="do not measure blkfloor, for this reason")
+    ap.add_argument("--skip", default="",
+                    help="comma list of parts to skip: tput,softirq,"
+                         "precision,memory")
+    a = ap.parse_args()
+    skip = set(a.skip.split(","))
+
+    nullb_setup()
+    base_cfg = {"memory_backed": 0, "hw_queue_depth": 1024}
+    devs = {0: nullb_create("bench0", irqmode=0, **base_cfg),
+            1: nullb_create("bench1", irqmode=1, **base_cfg)}
+    eng = Engines(a)
+    out = open(a.out, "a")
+    base = {"kernel": os.uname().release}
+    emit(out, dict(base, kind="env", engines=eng.names(),
+                   blkfloor_reason=eng.bf_reason,
+                   blkfloor_version=getattr(eng, "bf_version", None),
+                   bare_reason=eng.bare_reason, time=a.time,
+                   rounds=a.rounds, ncpu=os.cpu_count(),
+                   fio=sh("fio", "--version").strip()))
+    log("engines:", " ".join(eng.names()),
+        "(" + eng.bf_reason + ")" if eng.bf_reason else "")
+
+    if "tput" not in skip:
+        throughput(eng, out, base, devs[0], 0, TESTS, a.rounds, a.time)
+    if "softirq" not in skip:
+        throughput(eng, out, base, devs[1], 1, TESTS[1:2], a.rounds, a.time)
+
+    if eng.bf and "precision" not in skip:
+        # (a) blkfloor's own rate cap on the unthrottled device.
+        rate = 100_000_000
+        r = eng.blkfloor(devs[0], "read", True, 4096, 32, 3,
+                         interval_ns=10_000_000, ring=1024, rate_bps=rate)
+        emit(out, dict(base, kind="precision", how="blkfloor rate cap",
+                       set_bps=rate, **r))
+        log("precision: rate cap, %d intervals" % len(r["intervals"]))
+        # (b) null_blk's own throttle (mbps counts MiB/s, refilled in
+        # 20 ms ticks: 2^20 / 50 * mbps bytes per tick).
+        mbps = 100
+        dev = nullb_create("benchr", irqmode=0, mbps=mbps, **base_cfg)
+        r = eng.blkfloor(dev, "read", True, 4096, 32, 3,
+                         interval_ns=10_000_000, ring=1024)
+        emit(out, dict(base, kind="precision", how="null_blk mbps=%d" % mbps,
+                       set_bps=(1 << 20) // 50 * mbps * 50, **r))
+        log("precision: null_blk mbps, %d intervals" % len(r["intervals"]))
+        nullb_destroy("benchr")
+
+    if eng.bf and "memory" not in skip:
+        for qd, t, tag in ((32, 3, "qd32"), (1024, 3, "qd1024"),
+                           (32, 2, "short"), (32, 8, "long")):
+            r = eng.blkfloor(devs[0], "read", True, 4096, qd, t,
+                             interval_ns=10_000_000, sample=True)
+            r.pop("intervals", None)
+            emit(out, dict(base, kind="memory", tag=tag, qd=qd, time=t, **r))
+            log("memory %s done" % tag)
+
+    out.close()
+    if eng.bf:
+        eng.bf.close()
+    for n in ("bench0", "bench1"):
+        nullb_destroy(n)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""make bench, host side: turn the guest's JSON lines into the tables.
+
+usage: report.py [--rst] RESULTS.jsonl...
+
+Every figure is the median over the interleaved rounds. Ratios and the
+accounting cost are medians of per-round ratios (each round's engines ran
+back to back, so pairing them within a round cancels slow drifts of the
+shared host). --rst prints the same tables as reStructuredText for
+Documentation/performance.rst.
+"""
+
+import argparse
+import json
+import statistics
+import sys
+
+ENGINES = ["blkfloor", "blkfloor-nostats", "bare", "fio-io_uring",
+           "fio-libaio"]
+TESTS = ["randread-4k-qd1", "randread-4k-qd32", "seqwrite-128k-qd32"]
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    if not xs:
+        return None
+    k = (len(xs) - 1) * p
+    lo = int(k)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
+def fmt(v, spec, none="-"):
+    return none if v is None else format(v, spec)
+
+
+class Table:
+    def __init__(self, rst, head, align=None):
+        self.rst, self.head, self.rows = rst, head, []
+        self.align = align or ["<"] + [">"] * (len(head) - 1)
+
+    def add(self, *row):
+        self.rows.append([str(c) for c in row])
+
+    def render(self):
+        w = [max(len(r[i]) for r in self.rows + [self.head])
+             for i in range(len(self.head))]
+
+        def line(r):
+            return "  ".join(format(c, a + str(n))
+                             for c, a, n in zip(r, self.align, w)).rstrip()
+        if self.rst:
+            sep = "  ".join("=" * n for n in w)
+            out = [sep, line(self.head), sep] + [line(r) for r in self.rows]
+            return "\n".join(out + [sep])
+        out = [line(self.head), "  ".join("-" * n for n in w)]
+        return "\n".join(out + [line(r) for r in self.rows])
+
+
+def load(paths):
+    recs = []
+    for p in paths:
+        with open(p) as f:
+            recs += [json.loads(line) for line in f if line.strip()]
+    return recs
+
+
+def tput_rows(recs, kernel, irqmode):
+    """{(test, engine): [rec per round]}"""
+    out = {}
+    for r in recs:
+        if (r.get("kind") == "tput" and r["kernel"] == kernel and
+                r["irqmode"] == irqmode and r.get("ios") and r.get("ns")):
+            out.setdefault((r["test"], r["engine"]), []).append(r)
+    return out
+
+
+def paired(rows, test, a, b, f):
+    """Median over rounds of f(rec_a, rec_b) for the same round."""
+    ra = {r["round"]: r for r in rows.get((test, a), [])}
+    rb = {r["round"]: r for r in rows.get((test, b), [])}
+    return med([f(ra[k], rb[k]) for k in ra if k in rb])
+
+
+def iops(r):
+    return r["ios"] * 1e9 / r["ns"]
+
+
+def cpu_per_io(r):
+    return r["cpu_ns"] / r["ios"]
+
+
+def report_tput(recs, kernel, irqmode, rst, out):
+    rows = tput_rows(recs, kernel, irqmode)
+    if not rows:
+        return
+    mode = {0: "irqmode=0 (none)", 1: "irqmode=1 (softirq)"}[irqmode]
+    out.append("%s, null_blk %s, memory_backed=0:" % (kernel, mode))
+    t = Table(rst, ["test", "engine", "IOPS", "MB/s", "CPU ns/IO", "rounds"])
+    for test in TESTS:
+        for e in ENGINES:
+            rs = rows.get((test, e))
+            if not rs:
+                continue
+            t.add(test, e, fmt(med([iops(r) for r in rs]), ",.0f"),
+                  fmt(med([r["bytes"] * 1e3 / r["ns"] for r in rs]), ".1f"),
+                  fmt(med([cpu_per_io(r) for r in rs]), ".0f"), len(rs))
+    out += [t.render(), ""]
+
+    t = Table(rst, ["test", "blkfloor/fio-io_uring", "blkfloor/bare",
+                    "blkfloor/fio-libaio", "accounting ns/IO",
+                    "accounting %"])
+    for test in TESTS:
+        if not any(k[0] == test for k in rows):
+            continue
+
+        def ratio(b):
+            return paired(rows, test, "blkfloor", b,
+                          lambda x, y: iops(x) / iops(y))
+        acc_ns = paired(rows, test, "blkfloor", "blkfloor-nostats",
+                        lambda x, y: cpu_per_io(x) - cpu_per_io(y))
+        acc_pct = paired(rows, test, "blkfloor", "blkfloor-nostats",
+                         lambda x, y: 100 * (cpu_per_io(x) - cpu_per_io(y))
+                         / cpu_per_io(x))
+        t.add(test, fmt(ratio("fio-io_uring"), ".2f"),
+              fmt(ratio("bare"), ".3f"), fmt(ratio("fio-libaio"), ".2f"),
+              fmt(acc_ns, "+.0f"), fmt(acc_pct, "+.1f"))
+    out += [t.render(), ""]
+
+
+def report_precision(recs, kernel, rst, out):
+    t = Table(rst, ["set rate", "intervals", "mean MB/s", "median |err| %",
+                    "p95 |err| %", "100 ms windows: median %", "p95 %"])
+    any_ = False
+    for r in recs:
+        if r.get("kind") != "precision" or r["kernel"] != kernel:
+            continue
+        any_ = True
+        iv = sorted(r.get("intervals", []), key=lambda x: x["index"])[1:-1]
+        set_bps = r["set_bps"]
+        errs = [abs(x["bytes"] * 1e9 / (x["end_ns"] - x["start_ns"]) -
+                    set_bps) * 100 / set_bps for x in iv
+                if x["end_ns"] > x["start_ns"]]
+        win = []
+        for i in range(0, len(iv) - 9, 10):
+            g = iv[i:i + 10]
+            ns = g[-1]["end_ns"] - g[0]["start_ns"]
+            win.append(abs(sum(x["bytes"] for x in g) * 1e9 / ns - set_bps)
+                       * 100 / set_bps)
+        tot_ns = (iv[-1]["end_ns"] - iv[0]["start_ns"]) if iv else 0
+        mean = sum(x["bytes"] for x in iv) * 1e3 / tot_ns if tot_ns else None
+        t.add("%s, %.2f MB/s" % (r["how"], set_bps / 1e6), len(iv),
+              fmt(mean, ".2f"), fmt(med(errs), ".2f"),
+              fmt(pct(errs, 0.95), ".2f"), fmt(med(win), ".2f"),
+              fmt(pct(win, 0.95), ".2f"))
+    if any_:
+        out.append("%s, interval precision, 10 ms intervals, 4 KiB random "
+                   "reads QD32 (first and last interval excluded):" % kernel)
+        out += [t.render(), ""]
+
+
+def report_memory(recs, kernel, rst, out):
+    t = Table(rst, ["run", "during - before KiB", "slab during - before KiB",
+                    "after - before KiB", "growth 1 s..end KiB",
+                    "slab growth KiB"])
+    slabs = []
+    any_ = False
+    for r in recs:
+        if r.get("kind") != "memory" or r["kernel"] != kernel:
+            continue
+        any_ = True
+        b, a = r["mem_before"], r["mem_after"]
+        s = [m for ts, m in r["mem_samples"]]
+        late = [m for ts, m in r["mem_samples"] if ts >= 1.0]
+        peak = max((m["Used"] for m in s), default=None)
+        speak = max((m["SUnreclaim"] for m in s), default=None)
+        grow = (late[-1]["Used"] - late[0]["Used"]) if len(late) > 1 else None
+        sgrow = ((late[-1]["SUnreclaim"] - late[0]["SUnreclaim"])
+                 if len(late) > 1 else None)
+        t.add("%s (QD %d, %g s)" % (r["tag"], r["qd"], r["time"]),
+              fmt(None if peak is None else (peak - b["Used"]) / 1024, ".0f"),
+              fmt(None if speak is None else
+                  (speak - b["SUnreclaim"]) / 1024, ".0f"),
+              fmt((a["Used"] - b["Used"]) / 1024, "+.0f"),
+              fmt(None if grow is None else grow / 1024, "+.0f"),
+              fmt(None if sgrow is None else sgrow / 1024, "+.0f"))
+        if r["tag"] == "qd1024" and r.get("slab_delta"):
+            top = sorted(r["slab_delta"].items(), key=lambda kv: -kv[1])[:5]
+            slabs = ["%s %+d KiB" % (k, v // 1024) for k, v in top]
+    if any_:
+        out.append("%s, memory per run (Used = MemTotal - MemFree - Buffers "
+                   "- Cached - SReclaimable; 10 ms intervals, ring 256):"
+                   % kernel)
+        out += [t.render()]
+        if slabs:
+            out.append("slab caches grown at QD 1024: " + ", ".join(slabs))
+        out.append("")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rst", action="store_true")
+    ap.add_argument("files", nargs="+")
+    a = ap.parse_args()
+    recs = load(a.files)
+    out = []
+    for env in [r for r in recs if r.get("kind") == "env"]:
+        k = env["kernel"]
+        out.append("%s: %d CPUs, %s, %g s per run, %d rounds, engines: %s"
+                   % (k, env["ncpu"], env["fio"], env["time"], env["rounds"],
+                      " ".join(env["engines"])))
+        if env.get("blkfloor_reason"):
+            out.append("  blkfloor not measured: " + env["blkfloor_reason"])
+        if env.get("bare_reason"):
+            out.append("  bare not measured: " + env["bare_reason"])
+        out.append("")
+        for irq in (0, 1):
+            report_tput(recs, k, irq, a.rst, out)
+        report_precision(recs, k, a.rst, out)
+        report_memory(recs, k, a.rst, out)
+    failed = [r for r in recs if r.get("failed")]
+    for r in failed:
+        out.append("FAILED: %s %s %s round %s: %s" % (
+            r["kernel"], r["test"], r["engine"], r["round"], r["failed"]))
+    print("\n".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
