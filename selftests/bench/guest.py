@@ -320,13 +320,33 @@ def main():
         nullb_destroy("benchr")
 
     if eng.bf and "memory" not in skip:
+        # Ended runs stay readable until keep_ended newer ones have ended;
+        # with 0, starting a run frees every ended one. A tiny run before
+        # each measurement and another after it leave exactly one tiny
+        # ended run in both the "before" and the "after" picture.
+        kp = "/sys/module/blkfloor/parameters/keep_ended"
+        with open(kp) as f:
+            keep = f.read().strip()
+        with open(kp, "w") as f:
+            f.write("0")
+
+        def tiny():
+            eng.blkfloor(devs[0], "read", True, 4096, 1, 0.01)
+
         for qd, t, tag in ((32, 3, "qd32"), (1024, 3, "qd1024"),
                            (32, 2, "short"), (32, 8, "long")):
+            tiny()
             r = eng.blkfloor(devs[0], "read", True, 4096, qd, t,
                              interval_ns=10_000_000, sample=True)
+            tiny()
+            r["mem_after"] = meminfo()
             r.pop("intervals", None)
-            emit(out, dict(base, kind="memory", tag=tag, qd=qd, time=t, **r))
+            emit(out, dict(base, kind="memory", tag=tag, qd=qd, time=t,
+                           ring=bfnl.C.get("BLKFLOOR_RING_DEFAULT", 256),
+                           interval_ns=10_000_000, **r))
             log("memory %s done" % tag)
+        with open(kp, "w") as f:
+            f.write(keep)
 
     out.close()
     if eng.bf:

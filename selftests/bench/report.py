@@ -167,7 +167,7 @@ def report_precision(recs, kernel, rst, out):
 
 def report_memory(recs, kernel, rst, out):
     t = Table(rst, ["run", "during - before KiB", "slab during - before KiB",
-                    "after - before KiB", "growth 1 s..end KiB",
+                    "after - before KiB", "growth ring full..end KiB",
                     "slab growth KiB"])
     slabs = []
     any_ = False
@@ -177,7 +177,9 @@ def report_memory(recs, kernel, rst, out):
         any_ = True
         b, a = r["mem_before"], r["mem_after"]
         s = [m for ts, m in r["mem_samples"]]
-        late = [m for ts, m in r["mem_samples"] if ts >= 1.0]
+        # Growth once the interval ring is full (ring * interval + 0.5 s).
+        full = r.get("ring", 256) * r.get("interval_ns", 10_000_000) / 1e9
+        late = [m for ts, m in r["mem_samples"] if ts >= full + 0.5]
         peak = max((m["Used"] for m in s), default=None)
         speak = max((m["SUnreclaim"] for m in s), default=None)
         grow = (late[-1]["Used"] - late[0]["Used"]) if len(late) > 1 else None

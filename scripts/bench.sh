@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: blkfloor's in-kernel engine side by side with a bare in-kernel
+# submitter (selftests/bench/bare) and fio (io_uring, libaio) on null_blk
+# with no memory backing and immediate completion, in a QEMU guest of each
+# Debian kernel; then interval precision, memory per run, and the
+# classifier's speed. Prints one report, also kept in build/bench/.
+#
+#   BENCH_KERNELS="6.1.0-57-amd64 ..."  kernels (default: newest 6.1 and
+#                                       6.12 with headers installed)
+#   BENCH_TIME=3        seconds per measured run
+#   BENCH_ROUNDS=3      interleaved rounds (A B C A B C ...), medians
+#   BENCH_SKIP=...      guest parts to skip: tput,softirq,precision,memory
+#   BENCH_TIMEOUT=1800  guest timeout, seconds
+#
+# Documentation/performance.rst explains the method and holds the results.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+top=$PWD
+out=build/bench
+mkdir -p "$out"
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD -- kmod include selftests/bench 2>/dev/null ||
+	commit="$commit (with uncommitted changes)"
+time_s=${BENCH_TIME:-3}
+rounds=${BENCH_ROUNDS:-3}
+skip=${BENCH_SKIP:-}
+timeout=${BENCH_TIMEOUT:-1800}
+
+if [ -z "${BENCH_KERNELS:-}" ]; then
+	k61=$(ls -d /lib/modules/6.1.*-amd64/build 2>/dev/null | awk -F/ '{print $4}' | sort -V | tail -1)
+	k612=$(ls -d /lib/modules/6.12.*+deb12-amd64/build 2>/dev/null | awk -F/ '{print $4}' | sort -V | tail -1)
+	BENCH_KERNELS="$k61 $k612"
+fi
+command -v fio >/dev/null || { echo "bench: fio is not installed (make deps)" >&2; exit 1; }
+
+echo "# blkfloor make bench, $(date -u +%FT%TZ), commit $commit"
+echo "# kernels: $BENCH_KERNELS; $time_s s per run, $rounds rounds"
+results=()
+for k in $BENCH_KERNELS; do
+	kdir=/lib/modules/$k/build
+	[ -d "$kdir" ] || { echo "bench: no headers for $k" >&2; exit 1; }
+
+	# blkfloor.ko; without it, bare and fio are still measured.
+	noblk=()
+	if ! scripts/build-module.sh "$k" >/dev/null 2>"$out/build-$k.log"; then
+		echo "# $k: blkfloor.ko does not build (see $out/build-$k.log)"
+		noblk=(--no-blkfloor "blkfloor.ko does not build for $k")
+	fi
+
+	# The bare submitter, built in its own per-kernel copy.
+	bare=build/$k/bare
+	rm -rf "$bare"
+	mkdir -p "$bare"
+	cp selftests/bench/bare/Kbuild selftests/bench/bare/*.[ch] "$bare/"
+	if ! make -C "$kdir" M="$top/$bare" W=1 modules >"$bare/build.log" 2>&1 ||
+	   grep -E 'warning:|error:' "$bare/build.log" >&2; then
+		echo "bench: blkfloor_bare does not build cleanly for $k:" >&2
+		cat "$bare/build.log" >&2
+		exit 1
+	fi
+
+	res=$out/$stamp-$k.jsonl
+	: > "$res"
+	echo "# ---- $k: booting the guest"
+	selftests/vm/run-vm.sh --kver "$k" --share "$top/$out" \
+		--timeout "$timeout" -- \
+		"python3 selftests/bench/guest.py --out '$top/$res' \
+		 --bare '$top/$bare/blkfloor_bare.ko' --time $time_s \
+		 --rounds $rounds --skip '$skip' ${noblk[*]@Q}"
+	rc=$?
+	[ $rc = 0 ] || echo "# $k: the guest exited $rc (results so far are kept)"
+	results+=("$res")
+done
+
+echo "# ---- classifier speed"
+classify="not available (user/tests/tool_bench_classify was not built)"
+if make -s -C user tests >"$out/user-build.log" 2>&1 &&
+   [ -x user/tests/tool_bench_classify ]; then
+	classify=$(user/tests/tool_bench_classify 2>&1)
+fi
+
+report=$out/$stamp.txt
+{
+	echo "blkfloor make bench, commit $commit, $(date -u +%FT%TZ)"
+	echo
+	python3 selftests/bench/report.py "${results[@]}"
+	echo "classifier, 10^6 samples: $classify"
+} > "$report"
+echo
+cat "$report"
+echo "# report kept in $report (raw results: ${results[*]})"
