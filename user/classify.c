@@ -32,7 +32,14 @@
 #define BF_BURST_BYTES	1e9	/* a burst above the floor is well under 1 GB */
 #define BF_ERRATIC_SD	0.30	/* pooled in-plateau spread (log) of ftl */
 #define BF_WORK		50	/* binseg scans at most 50 n samples */
-#define BF_LVL_SAMPLES	4096	/* samples used for a long plateau's median */
+#define BF_LVL_SAMPLES	4096
+#define BF_ACF_N	20000	/* samples looked at for periodicity */
+#define BF_ACF_LAGS	200
+#define BF_ACF_PEAK	0.45	/* autocorrelation of a regular cycle */
+#define BF_ACF_PEAK2	0.25	/* ... at twice its period */
+#define BF_ACF_MIN	100	/* samples needed to call a cycle regular */	/* samples used for a long plateau's median */
+#define BF_FAR		0.4055	/* ln(1.5): a sample far from its plateau */
+#define BF_ERRATIC_FAR	0.35	/* share of far samples in an erratic curve */
 #define BF_BACKWARDS	0.2231	/* ln(1.25): "runs backwards" is a real climb */
 
 const char *bf_class_name(enum bf_class c)
@@ -493,6 +500,21 @@ static double within_spread(struct bf_work *w)
 	return 1.4826 * bf_median(w->tmp, m);
 }
 
+/*
+ * Share of samples more than 50 % off their plateau's level. The spread
+ * above is a median: it misses an oscillation that spends most of its time
+ * at one level; dips and bursts stay well under a third of the samples.
+ */
+static double far_fraction(const struct bf_work *w)
+{
+	size_t g, i, far = 0;
+
+	for (g = 0; g < w->nseg; g++)
+		for (i = w->seg[g].first; i <= w->seg[g].last; i++)
+			far += fabs(w->y[i] - w->seg[g].lvl) > BF_FAR;
+	return (double)far / w->n;
+}
+
 /* Median plateau duration as a fraction of the run. */
 static double median_dur_frac(struct bf_work *w, double total)
 {
@@ -557,6 +579,85 @@ static void two_means(struct bf_work *w, double *lo, double *hi,
 	}
 	*lo = cluster_level(w, cut, false, nlo);
 	*hi = cluster_level(w, cut, true, nhi);
+}
+
+static double acf(const double *y, size_t n, double m, double var, size_t k)
+{
+	double r = 0;
+	size_t i;
+
+	for (i = 0; i + k < n; i++)
+		r += (y[i] - m) * (y[i + k] - m);
+	return r / var;
+}
+
+/*
+ * Is the oscillation regular? A throttle-and-recover cycle repeats with
+ * the controller's thermal time constant; an FTL starved of free blocks
+ * switches after random stretches. The autocorrelation of y (over the last
+ * BF_ACF_N samples at most, lags up to a quarter of them) has a clear
+ * second peak for the first (>= 0.5 on the QEMU rig's thermal model at
+ * any interval from 0.1 to 1 s) and none for the second (<= 0.36 on its
+ * FTL model). The estimate is noisy (standard error ~1/sqrt(n)), so it
+ * takes BF_ACF_MIN samples and a second peak at twice the period. Returns
+ * the period in samples or 0.
+ */
+static size_t periodic(const struct bf_work *w)
+{
+	size_t n = w->n < BF_ACF_N ? w->n : BF_ACF_N, L = n / 4, k, i;
+	const double *y = w->y + (w->n - n);
+	double m = 0, var = 0, best = 0;
+	size_t bestk = 0;
+	bool crossed = false;
+
+	if (L > BF_ACF_LAGS)
+		L = BF_ACF_LAGS;
+	if (n < BF_ACF_MIN)
+		return 0;
+	for (i = 0; i < n; i++)
+		m += y[i];
+	m /= n;
+	for (i = 0; i < n; i++)
+		var += (y[i] - m) * (y[i] - m);
+	if (!(var > 0))
+		return 0;
+	for (k = 1; k <= L; k++) {
+		double r = acf(y, n, m, var, k);
+
+		if (r <= 0)
+			crossed = true;
+		else if (crossed && r > best)
+			best = r, bestk = k;
+	}
+	if (best < BF_ACF_PEAK)
+		return 0;
+	/* a cycle repeats: the second period correlates as well */
+	if (2 * bestk < n / 2 && acf(y, n, m, var, 2 * bestk) < BF_ACF_PEAK2)
+		return 0;
+	return bestk;
+}
+
+/*
+ * A cache phase of a few samples: the last of them may straddle the step
+ * and read a mix of both rates (at 1 s intervals a 1.5 s cache is one clean
+ * sample and one mixed). Drop trailing samples more than 3 sigma below the
+ * best one and average the rest.
+ */
+static void short_cache_level(struct bf_work *w)
+{
+	struct bf_seg *g = &w->seg[0];
+	size_t i, last = g->last;
+	double top = -INFINITY, m = 0;
+
+	if (seg_n(g) > 4)
+		return;
+	for (i = g->first; i <= g->last; i++)
+		top = fmax(top, w->y[i]);
+	while (last > g->first && w->y[last] < top - 3 * w->sigma)
+		last--;
+	for (i = g->first; i <= last; i++)
+		m += w->y[i];
+	g->lvl = m / (last - g->first + 1);
 }
 
 static double seg_sd_mbps(const struct bf_work *w, const struct bf_seg *g)
@@ -678,6 +779,13 @@ static void explain(struct bf_report *r, const char *why)
 			 ", short bursts above the floor ignored" : "");
 		break;
 	case BF_CLASS_THERMAL_THROTTLING:
+		if (r->cycle_s > 0) {
+			snprintf(r->explain, sizeof(r->explain),
+				 "A regular throttle-and-recover cycle every %.*f s between about %s and %s MB/s (mean %s MB/s over %s in %s): the rate keeps climbing back while still writing. A cache that ran out does not refill while writing, a cooled controller speeds up again: heat, not bytes.",
+				 r->cycle_s < 10 ? 1 : 0, r->cycle_s, fl, pk,
+				 mn, tb, tt);
+			break;
+		}
 		len = snprintf(r->explain, sizeof(r->explain), "%zu plateaus: ",
 			       r->nseg);
 		for (i = 0; i < r->nseg && len < 700; i++) {
@@ -776,7 +884,8 @@ static int classify(struct bf_work *w, struct bf_report *r)
 	for (g = 0; g < w->nseg; g++)
 		exc += w->seg[g].exc_dur;
 	erratic = spread > BF_ERRATIC_SD || exc > 0.3 * total ||
-		  (w->nseg >= 6 && median_dur_frac(w, total) < 0.06);
+		  far_fraction(w) > BF_ERRATIC_FAR ||
+		  (w->nseg >= 6 && median_dur_frac(w, total) < 0.10);
 
 	for (g = 0; g < w->nseg; g++) {
 		if (w->seg[g].lvl > w->seg[kmax].lvl)
@@ -812,12 +921,21 @@ static int classify(struct bf_work *w, struct bf_report *r)
 	if (erratic) {
 		size_t nlo, nhi;
 
-		r->class = BF_CLASS_FTL_STARVATION;
+		size_t per = periodic(w);
+
 		r->erratic = true;
 		two_means(w, &lvl_lo, &lvl_hi, &nlo, &nhi);
-		snprintf(why, sizeof(why),
-			 "Erratic oscillation with no stable plateau (%zu short plateaus, spread %.0f %%)",
-			 w->nseg, 100 * (exp(spread) - 1));
+		if (per) {
+			/* a regular cycle: throttle and recover, heat */
+			r->class = BF_CLASS_THERMAL_THROTTLING;
+			r->recovered = true;
+			r->cycle_s = per * total / n;
+		} else {
+			r->class = BF_CLASS_FTL_STARVATION;
+			snprintf(why, sizeof(why),
+				 "Erratic oscillation with no stable plateau (%zu short plateaus, spread %.0f %%)",
+				 w->nseg, 100 * (exp(spread) - 1));
+		}
 	} else if (backwards) {
 		r->class = BF_CLASS_FTL_STARVATION;
 		snprintf(why, sizeof(why),
@@ -832,6 +950,8 @@ static int classify(struct bf_work *w, struct bf_report *r)
 	} else {
 		r->class = BF_CLASS_CACHE_EXHAUSTION;
 		r->has_step = true;
+		short_cache_level(w);
+		lvl_hi = w->seg[0].lvl;
 		locate_step(w, w->seg[1].first, exp(w->seg[0].lvl),
 			    exp(w->seg[1].lvl), &r->step_time_s,
 			    &r->cache_bytes);
@@ -970,6 +1090,10 @@ void bf_report_json(FILE *f, const struct bf_report *r)
 	}
 	bf_json_bool(&j, "recovered", r->recovered);
 	bf_json_bool(&j, "erratic", r->erratic);
+	if (r->cycle_s > 0)
+		bf_json_double(&j, "cycle_s", r3(r->cycle_s));
+	else
+		bf_json_null(&j, "cycle_s");
 	bf_json_u64(&j, "total_bytes", llround(r->total_bytes));
 	bf_json_double(&j, "total_s", r3(r->total_s));
 	bf_json_double(&j, "noise_rel", round(r->noise_rel * 1e4) / 1e4);

@@ -70,6 +70,8 @@ struct bf_report {
 	size_t nraw_segments;	/* change-point segments before clean-up */
 	bool erratic;		/* no stable plateau: peak/floor are levels of
 				 * the oscillation, the segments are rough */
+	double cycle_s;		/* a regular oscillation's period (thermal
+				 * throttle-and-recover), else 0 */
 };
 
 const char *bf_class_name(enum bf_class c);

@@ -51,6 +51,7 @@ static const char *const kind_names[BF_SYN_NKINDS] = {
 	[BF_SYN_THERMAL_STAGES] = "thermal-stages",
 	[BF_SYN_THERMAL_DOWN] = "thermal-down",
 	[BF_SYN_THERMAL_SAW] = "thermal-sawtooth",
+	[BF_SYN_THERMAL_CYCLE] = "thermal-cycle",
 	[BF_SYN_FTL_ERRATIC] = "ftl-erratic",
 	[BF_SYN_FTL_FAST] = "ftl-fast",
 	[BF_SYN_FTL_BACKWARDS] = "ftl-backwards",
@@ -127,6 +128,8 @@ static int build(const struct bf_synth_params *p, struct phases *ph,
 	tr->recovered = 0;
 	tr->min_step_log = NAN;
 	tr->min_plateau_s = NAN;
+	tr->min_n = 0;
+	tr->min_n_levels = 0;
 
 	switch (p->kind) {
 	case BF_SYN_STEADY:
@@ -216,12 +219,40 @@ static int build(const struct bf_synth_params *p, struct phases *ph,
 		tr->min_plateau_s = 0.15 * 0.95 * T;
 		return ph_stages(ph, T, f, l, 6, r);
 	}
+	case BF_SYN_THERMAL_CYCLE: {
+		/*
+		 * A controller cycling around its throttle temperature with
+		 * hysteresis (the QEMU rig's thermal model): hot and cool
+		 * halves of a regular period, +-10 % jitter.
+		 */
+		double per = (4 + 12 * rng_unif(r)) * p->dt;
+		bool hot = false;
+
+		hi = real ? 700 : 40;
+		lo = real ? 300 : 15;
+		tr->class = BF_CLASS_THERMAL_THROTTLING;
+		tr->peak_mbps = hi;
+		tr->floor_mbps = lo;
+		tr->recovered = 1;
+		/* regular vs random switching needs ~100 samples to tell */
+		tr->min_n = 100;
+		for (t = 0; t < T && !ret; hot = !hot) {
+			ret = ph_add(ph, t, hot ? lo : hi);
+			t += per / 2 * (0.9 + 0.2 * rng_unif(r));
+		}
+		return ret;
+	}
 	case BF_SYN_FTL_ERRATIC:
 	case BF_SYN_FTL_FAST: {
-		/* dwell: enough switches in the record to be erratic */
-		double dmin = p->kind == BF_SYN_FTL_FAST ? 1 : 2;
-		double dmax = p->kind == BF_SYN_FTL_FAST ? 3 :
-			      fmax(3, fmin(8, p->n / 15.0));
+		/*
+		 * GC steals the bandwidth at random moments: memoryless
+		 * switching, each stretch 1 sample plus an exponential part
+		 * of mean 2-3 (fast: 0.7) samples; short records get the
+		 * shorter mean so that they still hold a dozen switches.
+		 */
+		double dmin = 1;
+		double mean = p->kind == BF_SYN_FTL_FAST ? 0.7 :
+			      (p->n < 100 ? 2 : 3);
 		bool up = rng_unif(r) < 0.5;
 
 		hi = real ? 940 : 150;
@@ -230,9 +261,15 @@ static int build(const struct bf_synth_params *p, struct phases *ph,
 		tr->peak_mbps = hi;
 		tr->floor_mbps = lo;
 		tr->recovered = -1;
+		/*
+		 * With a stretch of ~1.7 samples, 40 % of the samples mix both
+		 * levels: 50 samples hold too few clean ones for the levels.
+		 */
+		if (p->kind == BF_SYN_FTL_FAST)
+			tr->min_n_levels = 100;
 		for (t = 0; t < T && !ret; up = !up) {
 			ret = ph_add(ph, t, up ? hi : lo);
-			t += (dmin + (dmax - dmin) * rng_unif(r)) * p->dt;
+			t += (dmin - mean * log(1 - rng_unif(r))) * p->dt;
 		}
 		return ret;
 	}

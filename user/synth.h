@@ -22,8 +22,9 @@ enum bf_synth_kind {
 	BF_SYN_THERMAL_STAGES,	/* 863 -> 700 -> 445 -> 195 -> 695 */
 	BF_SYN_THERMAL_DOWN,	/* three stages down, no recovery */
 	BF_SYN_THERMAL_SAW,	/* throttle and recover, 3 cycles */
-	BF_SYN_FTL_ERRATIC,	/* two levels, dwell 2..8 samples */
-	BF_SYN_FTL_FAST,	/* two levels, dwell 1..3 samples */
+	BF_SYN_THERMAL_CYCLE,	/* fast regular throttle cycle, 4..16 samples */
+	BF_SYN_FTL_ERRATIC,	/* two levels, random dwell, mean 3-4 samples */
+	BF_SYN_FTL_FAST,	/* two levels, random dwell, mean 1.5 samples */
 	BF_SYN_FTL_BACKWARDS,	/* slow, fast, slow */
 	BF_SYN_FTL_SLOWFIRST,	/* slow, then fast */
 	BF_SYN_NKINDS,
@@ -52,6 +53,8 @@ struct bf_synth_truth {
 	/* resolution: the smallest step (ln ratio) and plateau (s), or NAN */
 	double min_step_log;
 	double min_plateau_s;
+	size_t min_n;		/* fewer samples cannot show the shape, or 0 */
+	size_t min_n_levels;	/* fewer cannot show peak/floor (class only) */
 };
 
 const char *bf_synth_kind_name(enum bf_synth_kind k);
