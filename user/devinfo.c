@@ -143,10 +143,76 @@ static void usb_intf_driver(const char *path, char *buf, size_t len)
 	}
 }
 
+/*
+ * Name under which the block major of @real_dir ("MAJ:MIN" in its dev file)
+ * is registered, from the proc/devices beside @sysroot ("/sys" ->
+ * "/proc/devices"); "" if unknown.
+ */
+static void major_name(const char *sysroot, const char *real_dir, char *buf,
+		       size_t len)
+{
+	char path[PATH_MAX], dev[32], line[128], name[64];
+	bool block = false;
+	unsigned int maj, m;
+	const char *slash;
+	FILE *f;
+
+	buf[0] = '\0';
+	read_attr(real_dir, "dev", dev, sizeof(dev));
+	if (sscanf(dev, "%u:", &maj) != 1)
+		return;
+	slash = strrchr(sysroot, '/');
+	fmt(path, sizeof(path), "%.*s/proc/devices",
+	    slash ? (int)(slash - sysroot) : 0, sysroot);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Block devices:", 14))
+			block = true;
+		else if (block && sscanf(line, "%u %63s", &m, name) == 2 &&
+			 m == maj) {
+			fmt(buf, len, "%s", name);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/* SCSI unit serial number (VPD page 0x80): 4-byte header, then ASCII. */
+static void vpd_serial(const char *dev_dir, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	unsigned char raw[256];
+	size_t n, i, o = 0;
+	FILE *f;
+
+	buf[0] = '\0';
+	fmt(path, sizeof(path), "%s/vpd_pg80", dev_dir);
+	f = fopen(path, "rb");
+	if (!f)
+		return;
+	n = fread(raw, 1, sizeof(raw), f);
+	fclose(f);
+	if (n <= 4 || raw[1] != 0x80)
+		return;
+	for (i = 4; i < n && o + 1 < len; i++) {
+		if (raw[i] < 0x20 || raw[i] > 0x7e)
+			break;
+		if (raw[i] == ' ' && (!o || i + 1 == n))
+			continue;
+		buf[o++] = raw[i];
+	}
+	while (o && buf[o - 1] == ' ')
+		o--;
+	buf[o] = '\0';
+}
+
 int bf_devinfo_read(const char *sysroot, const char *name,
 		    struct bf_devinfo *di)
 {
 	char cls[PATH_MAX], real[PATH_MAX], dev[PATH_MAX], tmp[PATH_MAX];
+	char major[64];
 	int host;
 
 	memset(di, 0, sizeof(*di));
@@ -170,7 +236,9 @@ int bf_devinfo_read(const char *sysroot, const char *name,
 	fmt(dev, sizeof(dev), "%s/device", real);
 	read_attr(dev, "model", di->model, sizeof(di->model));
 	read_attr(dev, "vendor", di->vendor, sizeof(di->vendor));
-	read_attr(dev, "serial", di->serial, sizeof(di->serial));
+	vpd_serial(dev, di->serial, sizeof(di->serial));
+	if (!di->serial[0])
+		read_attr(dev, "serial", di->serial, sizeof(di->serial));
 	if (!di->serial[0])
 		read_attr(real, "serial", di->serial, sizeof(di->serial));
 
@@ -179,9 +247,13 @@ int bf_devinfo_read(const char *sysroot, const char *name,
 		fmt(tmp, sizeof(tmp), "%s/class/scsi_host/host%d", sysroot,
 			 host);
 		read_attr(tmp, "proc_name", di->driver, sizeof(di->driver));
+		/* hosts without a proc_name (uas on 6.12) read "(null)" */
+		if (!strcmp(di->driver, "(null)"))
+			di->driver[0] = '\0';
 	}
+	major_name(sysroot, real, major, sizeof(major));
 
-	if (prefix(di->name, "nullb")) {
+	if (prefix(di->name, "nullb") || !strcmp(major, "nullb")) {
 		fmt(di->transport, sizeof(di->transport), "null_blk");
 	} else if (strstr(real, "/usb")) {
 		char usb[PATH_MAX];
@@ -208,7 +280,8 @@ int bf_devinfo_read(const char *sysroot, const char *name,
 		}
 	} else if (prefix(di->name, "nvme") || strstr(real, "/nvme")) {
 		fmt(di->transport, sizeof(di->transport), "nvme");
-	} else if (prefix(di->name, "vd") && strstr(real, "/virtio")) {
+	} else if (!strcmp(major, "virtblk") ||
+		   (prefix(di->name, "vd") && strstr(real, "/virtio"))) {
 		fmt(di->transport, sizeof(di->transport), "virtio_blk");
 	} else if (!strcmp(di->driver, "scsi_debug")) {
 		fmt(di->transport, sizeof(di->transport), "scsi_debug");

@@ -21,6 +21,10 @@ struct bf_devinfo {
 /*
  * Fill @di for block device @name ("sda", "nullb0"; a partition resolves to
  * its disk). Fields that cannot be read are "" (transport: "unknown").
+ * @sysroot is "/sys" (or a test tree's "ROOT/sys"); the block majors are
+ * read from the proc/devices beside it ("/proc/devices"). The serial is the
+ * SCSI unit serial (VPD page 0x80), the device's serial attribute, or the
+ * USB device's serial, in that order.
  * Returns 0, or -ENOENT when @name does not exist under @sysroot.
  */
 int bf_devinfo_read(const char *sysroot, const char *name,

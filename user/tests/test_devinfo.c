@@ -17,6 +17,8 @@
 #define UAS_DISK USB "/2-1:1.0/host2/target2:0:0/2:0:0:0"
 #define BOT USB "/2-2"
 #define BOT_DISK BOT "/2-2:1.0/host4/target4:0:0/4:0:0:0"
+#define UAS2 USB "/2-3"
+#define UAS2_DISK UAS2 "/2-3:1.0/host5/target5:0:0/5:0:0:0"
 
 static const char *const tree =
 	/* UAS disk sdb with a partition, SCSI host proc_name uas */
@@ -53,12 +55,28 @@ static const char *const tree =
 	"mkdir -p devices/pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0/block/sda class/scsi_host/host0 &&"
 	"printf 'ahci\\n' > class/scsi_host/host0/proc_name &&"
 	"ln -s ../../devices/pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0/block/sda class/block/sda &&"
+	/* null_blk made through configfs: named after its directory */
+	"mkdir -p devices/virtual/block/bfcli2 &&"
+	"printf '252:1\\n' > devices/virtual/block/bfcli2/dev &&"
+	"ln -s ../../devices/virtual/block/bfcli2 class/block/bfcli2 &&"
+	"mkdir -p ../proc && printf 'Character devices:\\n  1 mem\\n\\nBlock devices:\\n  8 sd\\n252 nullb\\n253 virtblk\\n' > ../proc/devices &&"
+	/* 6.12 uas: proc_name reads (null); the interface driver says uas;
+	 * the SCSI unit serial is in VPD page 0x80 */
+	"mkdir -p " UAS2_DISK "/block/sde class/scsi_host/host5 bus/usb/drivers/uas &&"
+	"printf '(null)\\n' > class/scsi_host/host5/proc_name &&"
+	"ln -s ../../../../../../bus/usb/drivers/uas " UAS2 "/2-3:1.0/driver &&"
+	"printf '0627\\n' > " UAS2 "/idVendor &&"
+	"printf '27842-0000:00:04.0-3\\n' > " UAS2 "/serial &&"
+	"printf '\\000\\200\\000\\015BLKFLOOR-UAS0' > " UAS2_DISK "/vpd_pg80 &&"
+	"ln -s ../../../5:0:0:0 " UAS2_DISK "/block/sde/device &&"
+	"ln -s ../../" UAS2_DISK "/block/sde class/block/sde &&"
 	/* virtio_blk */
 	"mkdir -p devices/pci0000:00/0000:00:03.0/virtio0/block/vda &&"
 	"ln -s ../../devices/pci0000:00/0000:00:03.0/virtio0/block/vda class/block/vda";
 
 FIXTURE(sysfs) {
 	char root[64];
+	char sys[80];	/* ROOT/sys; ROOT/proc/devices beside it */
 };
 
 FIXTURE_SETUP(sysfs)
@@ -67,7 +85,9 @@ FIXTURE_SETUP(sysfs)
 
 	strcpy(self->root, "/tmp/bf-sysfs-XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->root));
-	snprintf(cmd, sizeof(cmd), "cd %s && %s", self->root, tree);
+	snprintf(self->sys, sizeof(self->sys), "%s/sys", self->root);
+	snprintf(cmd, sizeof(cmd), "mkdir %s && cd %s && %s", self->sys,
+		 self->sys, tree);
 	ASSERT_EQ(0, system(cmd));
 }
 
@@ -84,7 +104,7 @@ TEST_F(sysfs, uas)
 {
 	struct bf_devinfo di;
 
-	ASSERT_EQ(0, bf_devinfo_read(self->root, "sdb", &di));
+	ASSERT_EQ(0, bf_devinfo_read(self->sys, "sdb", &di));
 	EXPECT_STREQ("uas", di.transport);
 	EXPECT_STREQ("uas", di.driver);
 	EXPECT_STREQ("QEMU HARDDISK", di.model);
@@ -97,7 +117,7 @@ TEST_F(sysfs, partition_resolves_to_disk)
 {
 	struct bf_devinfo di;
 
-	ASSERT_EQ(0, bf_devinfo_read(self->root, "sdb1", &di));
+	ASSERT_EQ(0, bf_devinfo_read(self->sys, "sdb1", &di));
 	EXPECT_STREQ("sdb", di.name);
 	EXPECT_STREQ("uas", di.transport);
 	EXPECT_STREQ("QEMU HARDDISK", di.model);
@@ -107,7 +127,7 @@ TEST_F(sysfs, usb_storage_by_interface_driver)
 {
 	struct bf_devinfo di;
 
-	ASSERT_EQ(0, bf_devinfo_read(self->root, "sdd", &di));
+	ASSERT_EQ(0, bf_devinfo_read(self->sys, "sdd", &di));
 	EXPECT_STREQ("usb-storage", di.transport);
 	EXPECT_STREQ("Flash Drive", di.model);	/* USB product string */
 }
@@ -125,19 +145,37 @@ TEST_F(sysfs, others)
 	unsigned int i;
 
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		ASSERT_EQ(0, bf_devinfo_read(self->root, want[i][0], &di));
+		ASSERT_EQ(0, bf_devinfo_read(self->sys, want[i][0], &di));
 		EXPECT_STREQ(want[i][1], di.transport) TH_LOG("%s", want[i][0]);
 	}
-	ASSERT_EQ(0, bf_devinfo_read(self->root, "nvme0n1", &di));
+	ASSERT_EQ(0, bf_devinfo_read(self->sys, "nvme0n1", &di));
 	EXPECT_STREQ("Samsung SSD 980 1TB", di.model);
 	EXPECT_STREQ("S64ANS0T123456", di.serial);
+}
+
+TEST_F(sysfs, null_blk_by_major)
+{
+	struct bf_devinfo di;
+
+	ASSERT_EQ(0, bf_devinfo_read(self->sys, "bfcli2", &di));
+	EXPECT_STREQ("null_blk", di.transport);
+}
+
+TEST_F(sysfs, uas_without_proc_name)
+{
+	struct bf_devinfo di;
+
+	ASSERT_EQ(0, bf_devinfo_read(self->sys, "sde", &di));
+	EXPECT_STREQ("uas", di.transport);
+	EXPECT_STREQ("uas", di.driver);
+	EXPECT_STREQ("BLKFLOOR-UAS0", di.serial);	/* VPD 0x80 first */
 }
 
 TEST_F(sysfs, missing)
 {
 	struct bf_devinfo di;
 
-	EXPECT_EQ(-ENOENT, bf_devinfo_read(self->root, "sdz", &di));
+	EXPECT_EQ(-ENOENT, bf_devinfo_read(self->sys, "sdz", &di));
 	EXPECT_STREQ("unknown", di.transport);
 }
 
