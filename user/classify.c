@@ -1049,6 +1049,10 @@ void bf_report_print(FILE *f, const struct bf_report *r)
 			r->step_time_s, a, r->cache_bytes);
 	}
 	fprintf(f, "recovered: %s\n", r->recovered ? "yes" : "no");
+	if (r->erratic)
+		fprintf(f, "erratic: yes (no stable plateau)\n");
+	if (r->cycle_s > 0)
+		fprintf(f, "cycle: %.2f s\n", r->cycle_s);
 	fprintf(f, "plateaus: %zu\n", r->nseg);
 	for (i = 0; i < r->nseg; i++) {
 		const struct bf_segment *g = &r->seg[i];

@@ -231,7 +231,7 @@ int bf_plot_svg(FILE *f, const struct bf_sample *s, size_t n,
 		const struct bf_report *r, const char *title)
 {
 	double ymax = 0, *tmp;
-	char pk[32], fl[32], mn[32], line[256];
+	char pk[32], fl[32], mn[32], cyc[48] = "", line[256];
 	size_t i;
 
 	if (!n)
@@ -261,9 +261,11 @@ int bf_plot_svg(FILE *f, const struct bf_sample *s, size_t n,
 		esc(f, title);
 	}
 	fputs("</text>\n", f);
+	if (r->cycle_s > 0)
+		snprintf(cyc, sizeof(cyc), ", cycle every %.1f s", r->cycle_s);
 	snprintf(line, sizeof(line),
-		 "peak %s MB/s, floor %s MB/s, mean %s MB/s%s", pk, fl, mn,
-		 r->recovered ? ", rate recovered mid-write" : "");
+		 "peak %s MB/s, floor %s MB/s, mean %s MB/s%s%s", pk, fl, mn,
+		 r->recovered ? ", rate recovered mid-write" : "", cyc);
 	fprintf(f, "<text x='%d' y='58' font-size='15' fill='#333'>", ML);
 	esc(f, line);
 	fputs("</text>\n", f);
