@@ -32,12 +32,12 @@
 #define BF_BURST_BYTES	1e9	/* a burst above the floor is well under 1 GB */
 #define BF_ERRATIC_SD	0.30	/* pooled in-plateau spread (log) of ftl */
 #define BF_WORK		50	/* binseg scans at most 50 n samples */
-#define BF_LVL_SAMPLES	4096
+#define BF_LVL_SAMPLES	4096	/* samples used for a long plateau's median */
 #define BF_ACF_N	20000	/* samples looked at for periodicity */
 #define BF_ACF_LAGS	200
 #define BF_ACF_PEAK	0.45	/* autocorrelation of a regular cycle */
 #define BF_ACF_PEAK2	0.25	/* ... at twice its period */
-#define BF_ACF_MIN	100	/* samples needed to call a cycle regular */	/* samples used for a long plateau's median */
+#define BF_ACF_MIN	100	/* samples needed to call a cycle regular */
 #define BF_FAR		0.4055	/* ln(1.5): a sample far from its plateau */
 #define BF_ERRATIC_FAR	0.35	/* share of far samples in an erratic curve */
 #define BF_BACKWARDS	0.2231	/* ln(1.25): "runs backwards" is a real climb */
@@ -844,6 +844,7 @@ static int classify(struct bf_work *w, struct bf_report *r)
 	const struct bf_sample *s = w->s;
 	size_t n = w->n, i, g, kmax = 0, kmin = 0;
 	double total, spread, lvl_lo, lvl_hi, exc = 0;
+	struct bf_seg *raw = NULL;
 	bool erratic, backwards = false;
 	char why[160] = "";
 	int ret;
@@ -878,6 +879,10 @@ static int classify(struct bf_work *w, struct bf_report *r)
 	for (g = 0; g < w->nseg; g++)
 		seg_stats(w, &w->seg[g]);
 	r->nraw_segments = w->nseg;
+	raw = malloc(w->nseg * sizeof(*raw));
+	if (!raw)
+		return -ENOMEM;
+	memcpy(raw, w->seg, w->nseg * sizeof(*raw));
 	cleanup(w, total);
 
 	spread = within_spread(w);
@@ -960,6 +965,15 @@ static int classify(struct bf_work *w, struct bf_report *r)
 	r->peak_mbps = exp(lvl_hi);
 	r->floor_mbps = exp(lvl_lo);
 
+	if (r->erratic) {
+		/*
+		 * The clean-up absorbs an oscillation into "plateaus" with
+		 * excursions; the change points themselves describe it better.
+		 */
+		memcpy(w->seg, raw, r->nraw_segments * sizeof(*raw));
+		w->nseg = r->nraw_segments;
+	}
+	free(raw);
 	ret = fill_report(w, r);
 	if (ret)
 		return ret;
