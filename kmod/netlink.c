@@ -490,9 +490,25 @@ int blkfloor_nl_run_get_dumpit(struct sk_buff *skb,
 	return skb->len;
 }
 
+/* Say why an INTERVAL_GET dump is refused; @attr may be NULL. */
+static void blkfloor_nl_interval_get_err(struct netlink_ext_ack *extack,
+					 int err, const struct nlattr *attr)
+{
+	if (err == -ENOENT) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "no such run");
+	} else {
+		NL_SET_ERR_ATTR_MISS(extack, NULL, BLKFLOOR_A_RUN_ID);
+		NL_SET_ERR_MSG(extack, "missing run id");
+	}
+}
+
 /**
  * blkfloor_nl_interval_get_start() - check a BLKFLOOR_CMD_INTERVAL_GET dump
  * @cb: dump state; args[0] gets the run id, args[1] the next index
+ *
+ * Before 6.2 a dump's start has no extack (cb->extack is NULL): the error
+ * is then kept in args[2] and returned, with its message, by the first
+ * dumpit call, which the core reports in NLMSG_DONE.
  *
  * Return: 0, or -EINVAL/-ENOENT with an extack message.
  */
@@ -500,19 +516,25 @@ int blkfloor_nl_interval_get_start(struct netlink_callback *cb)
 {
 	struct nlattr **tb = blkfloor_dump_attrs(cb);
 	struct blkfloor_run *run;
+	int err = 0;
 
 	if (!tb[BLKFLOOR_A_RUN_ID]) {
-		NL_SET_ERR_ATTR_MISS(cb->extack, NULL, BLKFLOOR_A_RUN_ID);
-		NL_SET_ERR_MSG(cb->extack, "missing run id");
-		return -EINVAL;
+		err = -EINVAL;
+	} else {
+		run = blkfloor_run_get(nla_get_u32(tb[BLKFLOOR_A_RUN_ID]));
+		if (!run)
+			err = -ENOENT;
+		blkfloor_run_put(run);
 	}
-	run = blkfloor_run_get(nla_get_u32(tb[BLKFLOOR_A_RUN_ID]));
-	if (!run) {
-		NL_SET_ERR_MSG_ATTR(cb->extack, tb[BLKFLOOR_A_RUN_ID],
-				    "no such run");
-		return -ENOENT;
+	if (err) {
+		if (!cb->extack) {
+			cb->args[2] = -err;
+			return 0;
+		}
+		blkfloor_nl_interval_get_err(cb->extack, err,
+					     tb[BLKFLOOR_A_RUN_ID]);
+		return err;
 	}
-	blkfloor_run_put(run);
 	cb->args[0] = nla_get_u32(tb[BLKFLOOR_A_RUN_ID]);
 	cb->args[1] = tb[BLKFLOOR_A_FROM_INDEX] ?
 		      nla_get_u32(tb[BLKFLOOR_A_FROM_INDEX]) : 0;
@@ -537,6 +559,12 @@ int blkfloor_nl_interval_get_dumpit(struct sk_buff *skb,
 	u32 idx = cb->args[1];
 	int ret = 0;
 
+	if (cb->args[2]) {
+		ret = -(int)cb->args[2];
+		blkfloor_nl_interval_get_err(cb->extack, ret,
+					     blkfloor_dump_attrs(cb)[BLKFLOOR_A_RUN_ID]);
+		return ret;
+	}
 	run = blkfloor_run_get(cb->args[0]);
 	if (!run)
 		return 0;
