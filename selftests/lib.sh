@@ -135,3 +135,30 @@ rig() {
 json_get() {
 	python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
+
+# sustain_classify DEV NAME [sustain options...]: a sustain run on DEV with
+# a trace in $TMPDIR, then its classification as JSON in $TMPDIR/NAME.json.
+# Prints the class, peak, floor and cache size as diagnostics.
+sustain_classify() {
+	local dev=$1 name=$2 out
+	shift 2
+	out=$(mktemp -d)/$name
+	on_exit "rm -rf $(dirname "$out")"
+	"$BLKFLOOR" sustain "$dev" --yes-destroy-data --interval 200ms \
+		--quiet --trace "$out.csv" "$@" > "$out.txt" 2>&1 ||
+		{ sed 's/^/# /' "$out.txt"; fail "sustain $dev failed"; }
+	"$BLKFLOOR" classify "$out.csv" --json > "$out.json" ||
+		fail "classify $out.csv failed"
+	diag "$name: $(json_get "$out.json" \
+		'"%s peak %.1f floor %.1f MB/s cache %s" % (j["class"], j["peak_MBps"], j["floor_MBps"], j["cache_bytes"])')"
+	diag "$name MB/s: $(grep -v '^#' "$out.csv" | tail -n +2 | cut -d, -f7 |
+		awk '{ printf "%.0f ", $1 }')"
+	SUSTAIN_JSON=$out.json
+}
+
+# expect_class JSON CLASS: the classification in JSON is CLASS.
+expect_class() {
+	local got
+	got=$(json_get "$1" 'j["class"]')
+	[ "$got" = "$2" ] || fail "classified as $got, expected $2"
+}

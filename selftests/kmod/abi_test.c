@@ -1053,8 +1053,9 @@ TEST_F(bf, mounted_device_refused)
 	system(cmd);
 }
 
-/* A memory-backed null_blk made through configfs, as blktests does. */
-static bool bf_nullb_mem(const char *name, char *dev, size_t len)
+/* A null_blk made through configfs, as blktests does. */
+static bool bf_nullb_cfg(const char *name, bool memory_backed, char *dev,
+			 size_t len)
 {
 	char cmd[512];
 	int idx;
@@ -1065,9 +1066,10 @@ static bool bf_nullb_mem(const char *name, char *dev, size_t len)
 		 "(mountpoint -q /sys/kernel/config || "
 		 "mount -t configfs none /sys/kernel/config) 2>/dev/null; "
 		 "modprobe null_blk >/dev/null 2>&1; "
-		 "mkdir $d && echo 64 > $d/size && echo 1 > $d/memory_backed "
+		 "mkdir $d && echo 64 > $d/size && echo %d > $d/memory_backed "
 		 "&& echo 1 > $d/power && cat $d/index || "
-		 "{ ls /sys/kernel/config $d; rmdir $d; } >&2", name);
+		 "{ ls /sys/kernel/config $d; rmdir $d; } >&2", name,
+		 memory_backed);
 	f = popen(cmd, "r");
 	if (!f)
 		return false;
@@ -1082,7 +1084,7 @@ static bool bf_nullb_mem(const char *name, char *dev, size_t len)
 	return bf_have(dev);
 }
 
-static void bf_nullb_mem_rm(const char *name)
+static void bf_nullb_cfg_rm(const char *name)
 {
 	char cmd[256];
 
@@ -1139,7 +1141,7 @@ TEST_F(bf, verify_write_read_and_corruption)
 	char dev[64], junk[4096] __attribute__((aligned(4096)));
 	int fd;
 
-	if (!bf_nullb_mem("blkfloor_abi", dev, sizeof(dev)))
+	if (!bf_nullb_cfg("blkfloor_abi", true, dev, sizeof(dev)))
 		SKIP(return, "no memory-backed null_blk");
 	bf_verify_msg(&self->nl, &self->m, dev, BLKFLOOR_OP_WRITE);
 	EXPECT_EQ(BLKFLOOR_STATE_DONE,
@@ -1161,7 +1163,45 @@ TEST_F(bf, verify_write_read_and_corruption)
 	/* 4 KiB of 512-byte logical blocks. */
 	EXPECT_EQ(8, mism);
 	EXPECT_EQ((1 << 20) / 512, lba);
-	bf_nullb_mem_rm("blkfloor_abi");
+	bf_nullb_cfg_rm("blkfloor_abi");
+}
+
+TEST_F(bf, device_removal_fails_run)
+{
+	char dev[64], cmd[256];
+	struct nlattr *a;
+	uint32_t id;
+	int state = -1;
+
+	if (!bf_nullb_cfg("blkfloor_rm", false, dev, sizeof(dev)))
+		SKIP(return, "no configfs null_blk");
+	bf_run_msg(&self->nl, &self->m, dev, BLKFLOOR_OP_READ);
+	bf_put_u32(&self->m, BLKFLOOR_A_BS, 4096);
+	bf_put_u64(&self->m, BLKFLOOR_A_MAX_TIME_NS, 60ULL * 1000000000ULL);
+	ASSERT_EQ(0, bf_xfer(&self->nl, &self->m, self->ack, NULL, NULL));
+	id = bf_reply_run_id(self->ack);
+	usleep(200000);
+	/* Unplug: null_blk deletes the disk under the running run. */
+	snprintf(cmd, sizeof(cmd),
+		 "echo 0 > /sys/kernel/config/nullb/blkfloor_rm/power");
+	ASSERT_EQ(0, system(cmd));
+	for (int i = 0; i < 500; i++) {
+		state = bf_run_state(&self->nl, id, NULL);
+		if (state != BLKFLOOR_STATE_RUNNING)
+			break;
+		usleep(20000);
+	}
+	EXPECT_EQ(BLKFLOOR_STATE_FAILED, state);
+	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_GET, 0);
+	bf_put_u32(&self->m, BLKFLOOR_A_RUN_ID, id);
+	ASSERT_EQ(0, bf_xfer(&self->nl, &self->m, self->ack, NULL, NULL));
+	a = bf_find((struct nlmsghdr *)self->ack->reply, BLKFLOOR_A_ERRNO);
+	ASSERT_NE(NULL, a);
+	EXPECT_GT(0, (int32_t)bf_u32(a));
+	a = bf_find((struct nlmsghdr *)self->ack->reply, BLKFLOOR_A_ERRORS);
+	ASSERT_NE(NULL, a);
+	EXPECT_LT(0, bf_u64(a));
+	bf_nullb_cfg_rm("blkfloor_rm");
 }
 
 /* Keep last: unloads the module with a run in flight. */

@@ -168,12 +168,12 @@ for i in "${!usb[@]}"; do disk_args usb "$i" "${usb[$i]}"; done
 for i in "${!uas[@]}"; do disk_args uas "$i" "${uas[$i]}"; done
 
 append="console=ttyS0 quiet loglevel=1 panic=-1 oops=panic"
-append+=" blkfloor.dir=$dir blkfloor.top=$top blkfloor.kver=$kver"
-append+=" blkfloor.disks=$((${#usb[@]} + ${#uas[@]}))"
+append+=" bfvm.dir=$dir bfvm.top=$top bfvm.kver=$kver"
+append+=" bfvm.disks=$((${#usb[@]} + ${#uas[@]}))"
 shareargs=()
 if [ -n "$share" ]; then
 	shareargs=(-virtfs "local,path=$share,mount_tag=share,security_model=none")
-	append+=" blkfloor.share=$share"
+	append+=" bfvm.share=$share"
 fi
 
 qemu-system-x86_64 -accel "$accel" -machine q35 -cpu "$cpu" -m "$mem" \
