@@ -1161,10 +1161,11 @@ double bf_predict_seconds(const struct bf_report *r, double job_bytes,
 		t += g->end_s - g->start_s;
 		left -= g->bytes;
 	}
-	/* past the measured profile: an erratic drive at its long-run mean,
-	 * any other at the rate it had when the measurement ended */
-	tail = r->class == BF_CLASS_FTL_STARVATION ? r->mean_mbps :
-	       r->seg[r->nseg - 1].mean_mbps;
+	/* past the measured profile: an erratic or cycling drive (or an FTL
+	 * running backwards) at its long-run mean, any other at the rate it
+	 * had when the measurement ended */
+	tail = r->class == BF_CLASS_FTL_STARVATION || r->erratic ?
+	       r->mean_mbps : r->seg[r->nseg - 1].mean_mbps;
 	if (end_mbps)
 		*end_mbps = tail;
 	return tail > 0 ? t + left / (tail * 1e6) : INFINITY;

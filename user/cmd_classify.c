@@ -310,8 +310,8 @@ static int do_predict(int argc, char **argv)
 	       "the cache refills only while the drive is idle, never during the job.\n"
 	       "The measured profile is followed byte by byte; past its end the job\n"
 	       "goes on at %s.\n",
-	       r.class == BF_CLASS_FTL_STARVATION ? "the measured mean rate" :
-	       "the rate of the last plateau");
+	       r.class == BF_CLASS_FTL_STARVATION || r.erratic ?
+	       "the measured mean rate" : "the rate of the last plateau");
 	if ((double)bytes > r.total_bytes) {
 		char m[32];
 
