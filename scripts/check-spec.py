@@ -58,7 +58,7 @@ def spec_consts(spec):
         prefix = d.get('name-prefix', '%s_%s_' % (fam, c_name(d['name'])))
         val = d.get('value-start', 0)
         for e in d['entries']:
-            name = e['name'] if isinstance(e, str) else e['name']
+            name = e if isinstance(e, str) else e['name']
             if isinstance(e, dict) and 'value' in e:
                 val = e['value']
             v = (1 << val) if d['type'] == 'flags' else val
@@ -104,7 +104,31 @@ def main():
     for consts in enums.values():
         flat.update(consts)
     seen = set()
-    for group, name, val in spec_consts(spec):
+    consts = list(spec_consts(spec))
+    # An attribute set that is no enum of the header (its types are another
+    # enum's values + 1, like iv-errors and err-class) is checked against
+    # the enum whose constants have the same suffixes.
+    groups = {}
+    for group, name, val in consts:
+        groups.setdefault(group, []).append((name, val))
+    for group, items in groups.items():
+        if any(n in flat for n, _ in items):
+            continue
+        suffixes = [n.rsplit('_', 1)[-1] for n, _ in items]
+        for ename, econsts in enums.items():
+            by_suffix = {k.rsplit('_', 1)[-1]: v for k, v in econsts.items()}
+            if all(x in by_suffix for x in suffixes):
+                for (n, val), x in zip(items, suffixes):
+                    seen.add(n)
+                    if by_suffix[x] + 1 != val:
+                        errors.append('%s: %s is %d, %s + 1 is %d'
+                                      % (group, n, val, ename, by_suffix[x] + 1))
+                break
+        else:
+            errors.append('%s: no header enum matches this set' % group)
+    for group, name, val in consts:
+        if name in seen:
+            continue
         seen.add(name)
         if name not in flat:
             errors.append('%s: %s is in the spec but not the header' % (group, name))
