@@ -9,8 +9,8 @@
 #
 #   BENCH_KERNELS="6.1.0-57-amd64 ..."  kernels (default: newest 6.1 and
 #                                       6.12 with headers installed)
-#   BENCH_TIME=3        seconds per measured run
-#   BENCH_ROUNDS=3      interleaved rounds (A B C A B C ...), medians
+#   BENCH_TIME=2        seconds per measured run
+#   BENCH_ROUNDS=5      interleaved rounds (A B C A B C ...): best and median
 #   BENCH_SKIP=...      guest parts to skip: tput,softirq,precision,memory
 #   BENCH_TIMEOUT=1800  guest timeout, seconds
 #
@@ -24,8 +24,8 @@ stamp=$(date -u +%Y%m%dT%H%M%SZ)
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 git diff --quiet HEAD -- kmod include selftests/bench 2>/dev/null ||
 	commit="$commit (with uncommitted changes)"
-time_s=${BENCH_TIME:-3}
-rounds=${BENCH_ROUNDS:-3}
+time_s=${BENCH_TIME:-2}
+rounds=${BENCH_ROUNDS:-5}
 skip=${BENCH_SKIP:-}
 timeout=${BENCH_TIMEOUT:-1800}
 
