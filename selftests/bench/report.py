@@ -68,6 +68,13 @@ class Table:
         return "\n".join(out + [line(r) for r in self.rows])
 
 
+def caption(out, text, rst):
+    """A line introducing a table (a paragraph of its own in rst)."""
+    out.append(text)
+    if rst:
+        out.append("")
+
+
 def load(paths):
     recs = []
     for p in paths:
@@ -106,7 +113,7 @@ def report_tput(recs, kernel, irqmode, rst, out):
     if not rows:
         return
     mode = {0: "irqmode=0 (none)", 1: "irqmode=1 (softirq)"}[irqmode]
-    out.append("%s, null_blk %s, memory_backed=0:" % (kernel, mode))
+    caption(out, "%s, null_blk %s, memory_backed=0:" % (kernel, mode), rst)
     t = Table(rst, ["test", "engine", "IOPS best", "IOPS median",
                     "MB/s best", "ns/IO best", "CPU ns/IO", "rounds"])
     best = {}
@@ -174,8 +181,8 @@ def report_precision(recs, kernel, rst, out):
               fmt(pct(errs, 0.95), ".2f"), fmt(med(win), ".2f"),
               fmt(pct(win, 0.95), ".2f"))
     if any_:
-        out.append("%s, interval precision, 10 ms intervals, 4 KiB random "
-                   "reads QD32 (first and last interval excluded):" % kernel)
+        caption(out, "%s, interval precision, 10 ms intervals, 4 KiB random "
+                "reads QD32 (first and last interval excluded):" % kernel, rst)
         out += [t.render(), ""]
 
 
@@ -210,11 +217,13 @@ def report_memory(recs, kernel, rst, out):
             top = sorted(r["slab_delta"].items(), key=lambda kv: -kv[1])[:5]
             slabs = ["%s %+d KiB" % (k, v // 1024) for k, v in top]
     if any_:
-        out.append("%s, memory per run (Used = MemTotal - MemFree - Buffers "
-                   "- Cached - SReclaimable; 10 ms intervals, ring 256):"
-                   % kernel)
+        caption(out, "%s, memory per run (Used = MemTotal - MemFree - Buffers "
+                "- Cached - SReclaimable; 10 ms intervals, ring 256):"
+                % kernel, rst)
         out += [t.render()]
         if slabs:
+            if rst:
+                out.append("")
             out.append("slab caches grown at QD 1024: " + ", ".join(slabs))
         out.append("")
 
