@@ -961,6 +961,68 @@ TEST_F(bf, one_pass_by_default)
 	EXPECT_EQ(size, bytes);
 }
 
+/* Start a read of NULLB with extra attributes, wait for its end. */
+static int bf_read_until_end(struct bf_nl *nl, struct bf_msg *m,
+			     struct bf_ack *ack, uint64_t *bytes)
+{
+	uint32_t id;
+	int state = -1;
+
+	if (bf_xfer(nl, m, ack, NULL, NULL))
+		return ack->err;
+	id = bf_reply_run_id(ack);
+	for (int i = 0; i < 1000; i++) {
+		state = bf_run_state(nl, id, bytes);
+		if (state != BLKFLOOR_STATE_RUNNING)
+			break;
+		usleep(20000);
+	}
+	return state;
+}
+
+TEST_F(bf, byte_and_loop_limits)
+{
+	uint64_t bytes = 0;
+
+	if (!bf_nullb())
+		SKIP(return, "no null_blk");
+	bf_run_msg(&self->nl, &self->m, NULLB, BLKFLOOR_OP_READ);
+	bf_put_u32(&self->m, BLKFLOOR_A_BS, 64 << 10);
+	bf_put_u64(&self->m, BLKFLOOR_A_MAX_BYTES, 1 << 20);
+	EXPECT_EQ(BLKFLOOR_STATE_DONE, bf_read_until_end(&self->nl, &self->m,
+							 self->ack, &bytes));
+	EXPECT_EQ(1 << 20, bytes);
+
+	/* Two passes over a 4 MiB region, random offsets. */
+	bf_run_msg(&self->nl, &self->m, NULLB, BLKFLOOR_OP_READ);
+	bf_put_u32(&self->m, BLKFLOOR_A_BS, 64 << 10);
+	bf_put_u64(&self->m, BLKFLOOR_A_OFFSET, 1 << 20);
+	bf_put_u64(&self->m, BLKFLOOR_A_LENGTH, 4 << 20);
+	bf_put_u8(&self->m, BLKFLOOR_A_PATTERN, BLKFLOOR_PATTERN_RANDOM);
+	bf_put_u32(&self->m, BLKFLOOR_A_LOOPS, 2);
+	EXPECT_EQ(BLKFLOOR_STATE_DONE, bf_read_until_end(&self->nl, &self->m,
+							 self->ack, &bytes));
+	EXPECT_EQ(8 << 20, bytes);
+}
+
+TEST_F(bf, iops_cap)
+{
+	uint64_t bytes = 0, ios;
+
+	if (!bf_nullb())
+		SKIP(return, "no null_blk");
+	/* 1000 IOPS for 1 s: pacing allows at most 1 ms of catch-up. */
+	bf_run_msg(&self->nl, &self->m, NULLB, BLKFLOOR_OP_READ);
+	bf_put_u32(&self->m, BLKFLOOR_A_BS, 4096);
+	bf_put_u64(&self->m, BLKFLOOR_A_RATE_IOPS, 1000);
+	bf_put_u64(&self->m, BLKFLOOR_A_MAX_TIME_NS, 1000000000ULL);
+	EXPECT_EQ(BLKFLOOR_STATE_DONE, bf_read_until_end(&self->nl, &self->m,
+							 self->ack, &bytes));
+	ios = bytes / 4096;
+	EXPECT_LE(900, ios);
+	EXPECT_GE(1040, ios);
+}
+
 TEST_F(bf, stop_and_busy)
 {
 	uint32_t id;
@@ -1078,10 +1140,17 @@ static bool bf_nullb_cfg(const char *name, bool memory_backed, char *dev,
 		return false;
 	}
 	pclose(f);
-	snprintf(dev, len, "/dev/nullb%d", idx);
-	for (int i = 0; i < 50 && !bf_have(dev); i++)
+	/* 6.12 names the disk after the configfs item, 6.1 nullb<index>. */
+	for (int i = 0; i < 50; i++) {
+		snprintf(dev, len, "/dev/%s", name);
+		if (bf_have(dev))
+			return true;
+		snprintf(dev, len, "/dev/nullb%d", idx);
+		if (bf_have(dev))
+			return true;
 		usleep(20000);
-	return bf_have(dev);
+	}
+	return false;
 }
 
 static void bf_nullb_cfg_rm(const char *name)
@@ -1089,8 +1158,8 @@ static void bf_nullb_cfg_rm(const char *name)
 	char cmd[256];
 
 	snprintf(cmd, sizeof(cmd),
-		 "echo 0 > /sys/kernel/config/nullb/%s/power; "
-		 "rmdir /sys/kernel/config/nullb/%s", name, name);
+		 "d=/sys/kernel/config/nullb/%s; [ -d $d ] || exit 0; "
+		 "echo 0 > $d/power; rmdir $d", name);
 	system(cmd);
 }
 
@@ -1141,8 +1210,10 @@ TEST_F(bf, verify_write_read_and_corruption)
 	char dev[64], junk[4096] __attribute__((aligned(4096)));
 	int fd;
 
-	if (!bf_nullb_cfg("blkfloor_abi", true, dev, sizeof(dev)))
+	if (!bf_nullb_cfg("blkfloor_abi", true, dev, sizeof(dev))) {
+		bf_nullb_cfg_rm("blkfloor_abi");
 		SKIP(return, "no memory-backed null_blk");
+	}
 	bf_verify_msg(&self->nl, &self->m, dev, BLKFLOOR_OP_WRITE);
 	EXPECT_EQ(BLKFLOOR_STATE_DONE,
 		  bf_run_wait(&self->nl, &self->m, self->ack, &mism, &lba));
@@ -1173,8 +1244,10 @@ TEST_F(bf, device_removal_fails_run)
 	uint32_t id;
 	int state = -1;
 
-	if (!bf_nullb_cfg("blkfloor_rm", false, dev, sizeof(dev)))
+	if (!bf_nullb_cfg("blkfloor_rm", false, dev, sizeof(dev))) {
+		bf_nullb_cfg_rm("blkfloor_rm");
 		SKIP(return, "no configfs null_blk");
+	}
 	bf_run_msg(&self->nl, &self->m, dev, BLKFLOOR_OP_READ);
 	bf_put_u32(&self->m, BLKFLOOR_A_BS, 4096);
 	bf_put_u64(&self->m, BLKFLOOR_A_MAX_TIME_NS, 60ULL * 1000000000ULL);
