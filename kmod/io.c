@@ -397,12 +397,15 @@ static void blkfloor_io_submit(struct blkfloor_run *run, struct blkfloor_io *io)
 	submit_bio(bio);
 }
 
-/* Rate cap: may one more request go now? Charges it when it may. */
+/*
+ * Rate cap: may one more request go now? Charges it when it may. A late
+ * kthread may catch up on at most 10 ms (or one request) of lost time.
+ */
 static bool blkfloor_rate_ok(struct blkfloor_engine *eng)
 {
 	u64 now = (ktime_get_ns() - eng->t0) << BLKFLOOR_RATE_SHIFT;
 	u64 slack = max_t(u64, eng->rate_cost,
-			  (u64)NSEC_PER_MSEC << BLKFLOOR_RATE_SHIFT);
+			  (10 * NSEC_PER_MSEC) << BLKFLOOR_RATE_SHIFT);
 
 	if (now < eng->rate_next)
 		return false;

@@ -1011,7 +1011,7 @@ TEST_F(bf, iops_cap)
 
 	if (!bf_nullb())
 		SKIP(return, "no null_blk");
-	/* 1000 IOPS for 1 s: pacing allows at most 1 ms of catch-up. */
+	/* 1000 IOPS for 1 s: pacing allows at most 10 ms of catch-up. */
 	bf_run_msg(&self->nl, &self->m, NULLB, BLKFLOOR_OP_READ);
 	bf_put_u32(&self->m, BLKFLOOR_A_BS, 4096);
 	bf_put_u64(&self->m, BLKFLOOR_A_RATE_IOPS, 1000);
@@ -1019,8 +1019,52 @@ TEST_F(bf, iops_cap)
 	EXPECT_EQ(BLKFLOOR_STATE_DONE, bf_read_until_end(&self->nl, &self->m,
 							 self->ack, &bytes));
 	ios = bytes / 4096;
-	EXPECT_LE(900, ios);
-	EXPECT_GE(1040, ios);
+	EXPECT_LE(850, ios);
+	EXPECT_GE(1020, ios);
+}
+
+/* Random 4 KiB reads at QD32 for 2 s; returns IOPS, fills the dump. */
+static double bf_iops_run(struct bf_nl *nl, struct bf_msg *m,
+			  struct bf_ack *ack, uint32_t flags, struct bf_dump *d)
+{
+	uint64_t bytes = 0;
+	uint32_t id;
+
+	bf_run_msg(nl, m, NULLB, BLKFLOOR_OP_READ);
+	bf_put_u32(m, BLKFLOOR_A_BS, 4096);
+	bf_put_u32(m, BLKFLOOR_A_QD, 32);
+	bf_put_u8(m, BLKFLOOR_A_PATTERN, BLKFLOOR_PATTERN_RANDOM);
+	bf_put_u32(m, BLKFLOOR_A_FLAGS, flags);
+	bf_put_u64(m, BLKFLOOR_A_MAX_TIME_NS, 2000000000ULL);
+	if (bf_read_until_end(nl, m, ack, &bytes) != BLKFLOOR_STATE_DONE)
+		return -1;
+	id = bf_reply_run_id(ack);
+	bf_req(nl, m, BLKFLOOR_CMD_INTERVAL_GET, NLM_F_DUMP);
+	bf_put_u32(m, BLKFLOOR_A_RUN_ID, id);
+	if (bf_xfer(nl, m, ack, bf_dump_cb, d))
+		return -1;
+	return bytes / 4096 / 2.0;
+}
+
+TEST_F(bf, no_stats_flag)
+{
+	struct bf_dump with = { .ordered = true }, without = { .ordered = true };
+	double iops_with, iops_without;
+
+	if (!bf_nullb())
+		SKIP(return, "no null_blk");
+	iops_with = bf_iops_run(&self->nl, &self->m, self->ack, 0, &with);
+	iops_without = bf_iops_run(&self->nl, &self->m, self->ack,
+				   BLKFLOOR_F_NO_STATS, &without);
+	TH_LOG("4 KiB random read QD32: %.0f IOPS with latency stats, "
+	       "%.0f without", iops_with, iops_without);
+	ASSERT_LT(0, iops_with);
+	ASSERT_LT(0, iops_without);
+	EXPECT_EQ(with.ios, with.hist_count);
+	EXPECT_LT(0, with.lat_min);
+	EXPECT_LT(0, without.ios);
+	EXPECT_EQ(0, without.hist_count);
+	EXPECT_EQ(0, without.lat_min);
 }
 
 TEST_F(bf, stop_and_busy)
