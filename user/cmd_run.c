@@ -165,6 +165,25 @@ static int to_series(const struct bf_run_result *res, struct bf_series *s)
 	return 0;
 }
 
+/* The classifier's JSON object as a member value, without its newline. */
+static void embed_report_json(FILE *f, const struct bf_report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m) {
+		bf_report_json(f, r);
+		return;
+	}
+	bf_report_json(m, r);
+	fclose(m);
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		len--;
+	fwrite(buf, 1, len, f);
+	free(buf);
+}
+
 static const double job_sizes[] = { 100e9, 500e9 };
 
 static void print_predictions(FILE *f, const struct bf_report *r)
@@ -361,7 +380,7 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 		}
 		if (classified) {
 			bf_json_key(&j, "classification");
-			bf_report_json(stdout, &rep);
+			embed_report_json(stdout, &rep);
 			json_predictions(&j, &rep);
 		} else if (kind != W_BURST) {
 			bf_json_null(&j, "classification");
