@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Drive the live blkfloor family with the kernel's YNL CLI and our spec: if
+# the spec disagreed with the module on any attribute type or number, the
+# replies would not decode into the fields checked here. Run as root in a
+# guest with blkfloor loaded (or $BLKFLOOR_KO to insmod) and null_blk.
+# KTAP output; exit 4 when something needed is missing.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+ynl="python3 $top/build/ksrc/tools/net/ynl/cli.py"
+spec=$top/Documentation/netlink/specs/blkfloor.yaml
+schema=$top/build/ksrc/Documentation/netlink/genetlink-legacy.yaml
+dev=/dev/nullb0
+n=0
+fail=0
+
+skip_all() { echo "TAP version 13"; echo "1..0 # SKIP $1"; exit 4; }
+
+[ "$(id -u)" = 0 ] || skip_all "needs root"
+[ -f "$top/build/ksrc/tools/net/ynl/cli.py" ] || skip_all "no build/ksrc (make ksrc)"
+if ! grep -q '^blkfloor ' /proc/modules; then
+	if [ -n "${BLKFLOOR_KO:-}" ]; then
+		modprobe libcrc32c 2>/dev/null
+		insmod "$BLKFLOOR_KO" || skip_all "cannot load $BLKFLOOR_KO"
+	else
+		modprobe blkfloor || skip_all "no blkfloor module"
+	fi
+fi
+[ -b $dev ] || modprobe null_blk nr_devices=1 || skip_all "no null_blk"
+for _ in $(seq 50); do [ -b $dev ] && break; sleep 0.1; done
+[ -b $dev ] || skip_all "no $dev"
+
+y() { $ynl --spec "$spec" --schema "$schema" --output-json "$@"; }
+
+# check NAME PYTHON-EXPR-ON-r COMMAND...: run, parse JSON as r, assert.
+check() {
+	local name=$1 expr=$2 out
+	shift 2
+	n=$((n + 1))
+	if out=$("$@" 2>&1) &&
+	   python3 -c "import json,sys; r=json.loads(sys.argv[1]); sys.exit(0 if ($expr) else 1)" "$out"; then
+		echo "ok $n $name"
+	else
+		echo "not ok $n $name"
+		echo "$out" | sed 's/^/# /' | tail -5
+		fail=1
+	fi
+}
+
+echo "TAP version 13"
+echo "1..5"
+check info_get 'r["version"] == "0.1.0"' y --do info-get
+check dev_caps 'r["caps"]["size"] > 0 and r["caps"]["logical-bs"] >= 512 and r["caps"]["disk-name"] == "nullb0"' \
+	y --do dev-caps --json "{\"dev-path\": \"$dev\"}"
+out=$(y --do run-start --json "{\"dev-path\": \"$dev\", \"op\": \"read\", \"bs\": 4096, \"qd\": 4, \"interval-ns\": 10000000, \"max-time-ns\": 100000000}" 2>&1)
+id=$(python3 -c "import json,sys; print(json.loads(sys.argv[1])['run-id'])" "$out" 2>/dev/null)
+n=$((n + 1))
+if [ -n "$id" ]; then echo "ok $n run_start id=$id"; else echo "not ok $n run_start"; echo "# $out"; fail=1; fi
+sleep 1
+check run_get 'r["run-id"] == '"${id:-0}"' and r["state"] == "done" and r["op"] == "read" and r["bytes"] > 0 and r["bs"] == 4096' \
+	y --do run-get --json "{\"run-id\": ${id:-0}}"
+check interval_get_dump 'len(r) >= 5 and all(i["interval"]["bytes"] >= 0 for i in r) and sum(i["interval"]["bytes"] for i in r) > 0' \
+	y --dump interval-get --json "{\"run-id\": ${id:-0}}"
+exit $fail
