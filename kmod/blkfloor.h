@@ -244,8 +244,8 @@ int blkfloor_run_start(struct blkfloor_run *run);
 /* netlink.c */
 int blkfloor_nl_init(void);
 void blkfloor_nl_exit(void);
-void blkfloor_nl_notify_interval(struct blkfloor_run *run,
-				 struct blkfloor_iv *iv);
+bool blkfloor_nl_notify_interval(struct blkfloor_run *run,
+				 const struct blkfloor_iv *iv);
 void blkfloor_nl_notify_end(struct blkfloor_run *run);
 
 #endif /* _BLKFLOOR_H */

@@ -299,7 +299,6 @@ static void blkfloor_close_interval(struct blkfloor_run *run, u64 end)
 	iv.start_ns = eng->iv_start - eng->t0;
 	iv.end_ns = end - eng->t0;
 	iv.bytes_total = eng->bytes_total;
-	blkfloor_nl_notify_interval(run, &iv);
 
 	spin_lock(&run->lock);
 	slot = &run->ring[iv.index % run->p.ring];
@@ -313,6 +312,16 @@ static void blkfloor_close_interval(struct blkfloor_run *run, u64 end)
 	run->errors = eng->errors_total;
 	spin_unlock(&run->lock);
 	blkfloor_iv_release(&old);
+
+	/*
+	 * Multicast once a dump can find it. Only this kthread overwrites
+	 * slots, so iv.hist stays valid until the next close.
+	 */
+	if (blkfloor_nl_notify_interval(run, &iv)) {
+		spin_lock(&run->lock);
+		slot->seen = true;
+		spin_unlock(&run->lock);
+	}
 
 	eng->iv_index++;
 	eng->iv_start = end;

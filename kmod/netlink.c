@@ -186,22 +186,24 @@ static bool blkfloor_nl_listening(void)
 /**
  * blkfloor_nl_notify_interval() - multicast a closed interval
  * @run: its run
- * @iv: the interval; @iv->seen is set when a listener got it
+ * @iv: the interval
  *
  * Called from the run's kthread once per interval.
+ *
+ * Return: true when at least one listener got it.
  */
-void blkfloor_nl_notify_interval(struct blkfloor_run *run,
-				 struct blkfloor_iv *iv)
+bool blkfloor_nl_notify_interval(struct blkfloor_run *run,
+				 const struct blkfloor_iv *iv)
 {
 	struct sk_buff *skb;
 	void *hdr;
 
 	if (!blkfloor_nl_listening())
-		return;
+		return false;
 	skb = genlmsg_new(NLMSG_GOODSIZE + iv->nr_hist * sizeof(*iv->hist),
 			  GFP_KERNEL);
 	if (!skb)
-		return;
+		return false;
 	hdr = genlmsg_put(skb, 0, 0, &blkfloor_nl_family, 0,
 			  BLKFLOOR_CMD_INTERVAL_NTF);
 	if (!hdr)
@@ -210,13 +212,12 @@ void blkfloor_nl_notify_interval(struct blkfloor_run *run,
 	    blkfloor_nl_put_iv(skb, iv))
 		goto err_free;
 	genlmsg_end(skb, hdr);
-	if (!genlmsg_multicast(&blkfloor_nl_family, skb, 0,
-			       BLKFLOOR_NLGRP_EVENTS, GFP_KERNEL))
-		iv->seen = true;
-	return;
+	return !genlmsg_multicast(&blkfloor_nl_family, skb, 0,
+				  BLKFLOOR_NLGRP_EVENTS, GFP_KERNEL);
 
 err_free:
 	nlmsg_free(skb);
+	return false;
 }
 
 /**

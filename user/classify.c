@@ -40,6 +40,8 @@
 #define BF_ACF_MIN	100	/* samples needed to call a cycle regular */
 #define BF_FAR		0.4055	/* ln(1.5): a sample far from its plateau */
 #define BF_ERRATIC_FAR	0.35	/* share of far samples in an erratic curve */
+#define BF_HOT_START	0.4055	/* ln(1.5): a start above an oscillation */
+#define BF_ERRATIC_JUMPS 0.25	/* share of 2x jumps in an erratic curve */
 #define BF_BACKWARDS	0.2231	/* ln(1.25): "runs backwards" is a real climb */
 
 const char *bf_class_name(enum bf_class c)
@@ -439,7 +441,7 @@ static bool pass_transitions(struct bf_work *w, double total)
 
 /*
  * A warm-up below the first plateau: short, or only a little slower and
- * not long; a tail of short segments at the end (a burst or a stall the
+ * not long; a 2-sample start less than 50 % above the rest; a tail of short segments at the end (a burst or a stall the
  * run ended in) that wrote less than a burst's worth of extra bytes.
  */
 static bool try_ends(struct bf_work *w, double total)
@@ -455,6 +457,15 @@ static bool try_ends(struct bf_work *w, double total)
 	if (a->lvl < b->lvl &&
 	    ((a->dur <= 0.05 * total && a->dur <= 0.5 * b->dur) ||
 	     (b->lvl - a->lvl < BF_BACKWARDS && a->dur <= 0.2 * total))) {
+		merge(w, 0, 1, 0);
+		return true;
+	}
+	/*
+	 * Two fast samples at the start, less than 50 % above the rest: on
+	 * a 10-sample record the noise estimate is too rough to call that a
+	 * cache (a real one is a factor of several, or several samples long).
+	 */
+	if (a->lvl > b->lvl && seg_n(a) <= 2 && a->lvl - b->lvl < BF_HOT_START) {
 		merge(w, 0, 1, 0);
 		return true;
 	}
@@ -513,6 +524,27 @@ static double far_fraction(const struct bf_work *w)
 		for (i = w->seg[g].first; i <= w->seg[g].last; i++)
 			far += fabs(w->y[i] - w->seg[g].lvl) > BF_FAR;
 	return (double)far / w->n;
+}
+
+/*
+ * Share of sample-to-sample changes by a factor of 2 or more (and beyond 4
+ * noise sd, the noise taken from the lower quartile of the changes, which
+ * switching does not inflate). A drive switching between two rates every
+ * few samples makes a third or more of them; a cache step, a few stages or
+ * bursts every 10 samples make well under a fifth.
+ */
+static double jump_fraction(struct bf_work *w)
+{
+	size_t n = w->n, i, jumps = 0;
+	double sd, thr;
+
+	for (i = 1; i < n; i++)
+		w->tmp[i - 1] = fabs(w->y[i] - w->y[i - 1]);
+	sd = bf_select(w->tmp, n - 1, (n - 1) / 4) / 0.3186 / sqrt(2.0);
+	thr = fmax(M_LN2, 4 * sd);
+	for (i = 1; i < n; i++)
+		jumps += fabs(w->y[i] - w->y[i - 1]) > thr;
+	return (double)jumps / (n - 1);
 }
 
 /* Median plateau duration as a fraction of the run. */
@@ -638,12 +670,13 @@ static size_t periodic(const struct bf_work *w)
 }
 
 /*
- * A cache phase of a few samples: the last of them may straddle the step
+ * A first plateau (a cache phase, a hot start) of a few samples: the last
+ * of them may straddle the step
  * and read a mix of both rates (at 1 s intervals a 1.5 s cache is one clean
  * sample and one mixed). Drop trailing samples more than 3 sigma below the
  * best one and average the rest.
  */
-static void short_cache_level(struct bf_work *w)
+static void short_first_level(struct bf_work *w)
 {
 	struct bf_seg *g = &w->seg[0];
 	size_t i, last = g->last;
@@ -655,6 +688,14 @@ static void short_cache_level(struct bf_work *w)
 		top = fmax(top, w->y[i]);
 	while (last > g->first && w->y[last] < top - 3 * w->sigma)
 		last--;
+	if (last - g->first + 1 == 4) {
+		/* the noise estimate may be too coarse to spot the mixed
+		 * sample: the median of four is not moved by it */
+		for (i = 0; i < 4; i++)
+			w->tmp[i] = w->y[g->first + i];
+		g->lvl = bf_median(w->tmp, 4);
+		return;
+	}
 	for (i = g->first; i <= last; i++)
 		m += w->y[i];
 	g->lvl = m / (last - g->first + 1);
@@ -779,6 +820,12 @@ static void explain(struct bf_report *r, const char *why)
 			 ", short bursts above the floor ignored" : "");
 		break;
 	case BF_CLASS_THERMAL_THROTTLING:
+		if (r->erratic && !(r->cycle_s > 0)) {
+			snprintf(r->explain, sizeof(r->explain),
+				 "%s with no stable plateau (mean %s MB/s over %s in %s): the rate keeps climbing back while still writing. A cache that ran out does not refill while writing, and an FTL short of free blocks still reaches its full speed between slow stretches; a controller that heated up and now throttles and recovers does neither: heat.",
+				 why, mn, tb, tt);
+			break;
+		}
 		if (r->cycle_s > 0) {
 			snprintf(r->explain, sizeof(r->explain),
 				 "A regular throttle-and-recover cycle every %.*f s between about %s and %s MB/s (mean %s MB/s over %s in %s): the rate keeps climbing back while still writing. A cache that ran out does not refill while writing, a cooled controller speeds up again: heat, not bytes.",
@@ -846,7 +893,7 @@ static int classify(struct bf_work *w, struct bf_report *r)
 	double total, spread, lvl_lo, lvl_hi, exc = 0;
 	struct bf_seg *raw = NULL;
 	bool erratic, backwards = false;
-	char why[160] = "";
+	char why[256] = "";
 	int ret;
 
 	total = s[n - 1].t - (s[0].t - s[0].dt);
@@ -890,6 +937,7 @@ static int classify(struct bf_work *w, struct bf_report *r)
 		exc += w->seg[g].exc_dur;
 	erratic = spread > BF_ERRATIC_SD || exc > 0.3 * total ||
 		  far_fraction(w) > BF_ERRATIC_FAR ||
+		  jump_fraction(w) > BF_ERRATIC_JUMPS ||
 		  (w->nseg >= 6 && median_dur_frac(w, total) < 0.10);
 
 	for (g = 0; g < w->nseg; g++) {
@@ -927,14 +975,38 @@ static int classify(struct bf_work *w, struct bf_report *r)
 		size_t nlo, nhi;
 
 		size_t per = periodic(w);
+		bool hot;
 
 		r->erratic = true;
 		two_means(w, &lvl_lo, &lvl_hi, &nlo, &nhi);
+		/*
+		 * Fast at first, then an oscillation well below that: heat
+		 * built up and the controller now throttles and recovers. An
+		 * FTL starved of blocks still reaches its full speed between
+		 * the slow stretches.
+		 */
+		short_first_level(w);
+		hot = seg_n(&w->seg[0]) >= 2 && w->seg[0].dur < 0.5 * total &&
+		      w->seg[0].lvl >= lvl_hi + BF_HOT_START;
 		if (per) {
 			/* a regular cycle: throttle and recover, heat */
 			r->class = BF_CLASS_THERMAL_THROTTLING;
 			r->recovered = true;
 			r->cycle_s = per * total / n;
+			if (hot)
+				lvl_hi = w->seg[0].lvl;
+		} else if (hot) {
+			char a[32], b[32], c[32];
+
+			r->class = BF_CLASS_THERMAL_THROTTLING;
+			r->recovered = true;
+			fmt_rate(a, sizeof(a), exp(w->seg[0].lvl));
+			fmt_rate(b, sizeof(b), exp(lvl_lo));
+			fmt_rate(c, sizeof(c), exp(lvl_hi));
+			snprintf(why, sizeof(why),
+				 "Fast at first (%s MB/s for %.1f s), then an oscillation between about %s and %s MB/s",
+				 a, w->seg[0].dur, b, c);
+			lvl_hi = w->seg[0].lvl;
 		} else {
 			r->class = BF_CLASS_FTL_STARVATION;
 			snprintf(why, sizeof(why),
@@ -955,7 +1027,7 @@ static int classify(struct bf_work *w, struct bf_report *r)
 	} else {
 		r->class = BF_CLASS_CACHE_EXHAUSTION;
 		r->has_step = true;
-		short_cache_level(w);
+		short_first_level(w);
 		lvl_hi = w->seg[0].lvl;
 		locate_step(w, w->seg[1].first, exp(w->seg[0].lvl),
 			    exp(w->seg[1].lvl), &r->step_time_s,

@@ -52,6 +52,7 @@ static const char *const kind_names[BF_SYN_NKINDS] = {
 	[BF_SYN_THERMAL_DOWN] = "thermal-down",
 	[BF_SYN_THERMAL_SAW] = "thermal-sawtooth",
 	[BF_SYN_THERMAL_CYCLE] = "thermal-cycle",
+	[BF_SYN_THERMAL_HOTSTART] = "thermal-hot-start",
 	[BF_SYN_FTL_ERRATIC] = "ftl-erratic",
 	[BF_SYN_FTL_FAST] = "ftl-fast",
 	[BF_SYN_FTL_BACKWARDS] = "ftl-backwards",
@@ -218,6 +219,29 @@ static int build(const struct bf_synth_params *p, struct phases *ph,
 		tr->min_step_log = log(2.0);
 		tr->min_plateau_s = 0.15 * 0.95 * T;
 		return ph_stages(ph, T, f, l, 6, r);
+	}
+	case BF_SYN_THERMAL_HOTSTART: {
+		/*
+		 * The QEMU rig's thermal model sampled coarsely: full speed
+		 * until the controller heats up (4-8 % of the run, at least 3
+		 * samples), then a throttle cycle well below it.
+		 */
+		double per = (4 + 8 * rng_unif(r)) * p->dt;
+		double warm = fmax(3 * p->dt, (0.04 + 0.04 * rng_unif(r)) * T);
+		bool hot = false;
+
+		hi = real ? 700 : 40;
+		lo = real ? 300 : 15;
+		tr->class = BF_CLASS_THERMAL_THROTTLING;
+		tr->peak_mbps = 4 * hi;
+		tr->floor_mbps = lo;
+		tr->recovered = 1;
+		ret = ph_add(ph, 0, 4 * hi);
+		for (t = warm; t < T && !ret; hot = !hot) {
+			ret = ph_add(ph, t, hot ? lo : hi);
+			t += per / 2 * (0.9 + 0.2 * rng_unif(r));
+		}
+		return ret;
 	}
 	case BF_SYN_THERMAL_CYCLE: {
 		/*
