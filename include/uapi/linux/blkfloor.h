@@ -73,6 +73,7 @@ struct blkfloor_verify_hdr {
 	__le64 seed;
 	__le64 gen;
 };
+
 #define BLKFLOOR_VERIFY_MAGIC		0x524c4642	/* "BFLR" */
 
 enum blkfloor_op {
@@ -112,6 +113,7 @@ enum blkfloor_flags {
 	BLKFLOOR_F_PREFLUSH	= 1U << 3,	/* REQ_PREFLUSH on every write */
 	BLKFLOOR_F_NO_STATS	= 1U << 4,	/* skip per-I/O latency accounting */
 };
+
 #define BLKFLOOR_F_ALL		((BLKFLOOR_F_NO_STATS << 1) - 1)
 
 /*
@@ -175,6 +177,7 @@ enum blkfloor_attrs {
 	BLKFLOOR_A_OWNER_PORTID,	/* u32, 0 when unowned */
 	__BLKFLOOR_A_MAX,
 };
+
 #define BLKFLOOR_A_MAX (__BLKFLOOR_A_MAX - 1)
 
 /* One closed interval. */
@@ -194,6 +197,7 @@ enum blkfloor_iv_attrs {
 	BLKFLOOR_IV_A_BYTES_TOTAL,	/* u64, completed since run start */
 	__BLKFLOOR_IV_A_MAX,
 };
+
 #define BLKFLOOR_IV_A_MAX (__BLKFLOOR_IV_A_MAX - 1)
 
 /* What a device path can do. */
@@ -218,6 +222,7 @@ enum blkfloor_caps_attrs {
 	BLKFLOOR_CAPS_A_NR_HW_QUEUES,		/* u32 */
 	__BLKFLOOR_CAPS_A_MAX,
 };
+
 #define BLKFLOOR_CAPS_A_MAX (__BLKFLOOR_CAPS_A_MAX - 1)
 
 enum blkfloor_cmds {
@@ -240,6 +245,7 @@ enum blkfloor_cmds {
 	BLKFLOOR_CMD_RUN_END_NTF,	/* multicast: like a RUN_GET reply */
 	__BLKFLOOR_CMD_MAX,
 };
+
 #define BLKFLOOR_CMD_MAX (__BLKFLOOR_CMD_MAX - 1)
 
 #endif /* _UAPI_LINUX_BLKFLOOR_H */
