@@ -167,7 +167,7 @@ disk_args() { # kind index spec
 for i in "${!usb[@]}"; do disk_args usb "$i" "${usb[$i]}"; done
 for i in "${!uas[@]}"; do disk_args uas "$i" "${uas[$i]}"; done
 
-append="console=ttyS0 quiet loglevel=1 panic=-1 oops=panic"
+append="console=ttyS0 quiet loglevel=1 panic=-1 oops=panic no_timer_check"
 append+=" bfvm.dir=$dir bfvm.top=$top bfvm.kver=$kver"
 append+=" bfvm.disks=$((${#usb[@]} + ${#uas[@]}))"
 shareargs=()
