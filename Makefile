@@ -57,6 +57,10 @@ deps:
 check:
 	@scripts/check.sh
 
+# Not part of check: builds a KASAN/lockdep/kmemleak 6.12 kernel first.
+check-debug:
+	@scripts/debug-kernel.sh
+
 demo:
 	@scripts/demo.sh
 
@@ -83,4 +87,4 @@ clean:
 	$(MAKE) -C user clean
 	rm -rf $(BUILD)
 
-.PHONY: all module cli ksrc deps check demo bench install uninstall clean
+.PHONY: all module cli ksrc deps check check-debug demo bench install uninstall clean

@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check-debug: build a 6.12 kernel from linux-source-6.12 with KASAN,
+# lockdep (PROVE_LOCKING), DEBUG_ATOMIC_SLEEP, kmemleak and
+# FAIL_MAKE_REQUEST, cache it under build/debug-kernel/, install its
+# modules as /lib/modules/KVER (the guests run the host's root), and run
+# the whole guest suite on it. Not part of make check: the first build
+# takes a long time on two cores (later runs reuse the cached kernel).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+top=$PWD
+scripts/deps.sh
+dir=$top/build/debug-kernel
+src=$dir/linux
+mkdir -p "$dir"
+
+if [ ! -f "$src/Makefile" ]; then
+	echo "debug-kernel: extracting linux-source-6.12" >&2
+	rm -rf "$src" && mkdir -p "$src"
+	tar -xf /usr/src/linux-source-6.12.tar.xz -C "$src" --strip-components=1
+fi
+
+cd "$src"
+if [ ! -f "$dir/.config-done" ]; then
+	make -s defconfig
+	make -s kvm_guest.config
+	# What the rig needs (9p root, virtio console, xhci + usb-storage +
+	# uas + sd), what the tests load as modules, and the debug options.
+	scripts/config --set-str LOCALVERSION -blkfloor-debug \
+		-d LOCALVERSION_AUTO \
+		-e MODULES -e MODULE_UNLOAD -e BLOCK -e BLK_DEV_INITRD \
+		-e DEVTMPFS -e TMPFS -e CONFIGFS_FS -e DEBUG_FS -e OVERLAY_FS \
+		-e NET -e NET_9P -e NET_9P_VIRTIO -e 9P_FS -e 9P_FS_POSIX_ACL \
+		-e VIRTIO_PCI -e VIRTIO_CONSOLE -e PCI \
+		-e USB -e USB_XHCI_HCD -e USB_XHCI_PCI -e USB_STORAGE -e USB_UAS \
+		-e SCSI -e BLK_DEV_SD -e EXT4_FS \
+		-m BLK_DEV_NULL_BLK -m SCSI_DEBUG -e MD -e BLK_DEV_DM -m DM_FLAKEY \
+		-e CRC32 -e LIBCRC32C -e CRYPTO_CRC32C \
+		-e KASAN -e KASAN_GENERIC -e KASAN_INLINE \
+		-e DEBUG_KERNEL -e PROVE_LOCKING -e DEBUG_ATOMIC_SLEEP \
+		-e DEBUG_KMEMLEAK -e DEBUG_KMEMLEAK_AUTO_SCAN \
+		--set-val DEBUG_KMEMLEAK_MEM_POOL_SIZE 16000 \
+		-e FAULT_INJECTION -e FAIL_MAKE_REQUEST -e FAULT_INJECTION_DEBUG_FS \
+		-e DEBUG_INFO_NONE -d DEBUG_INFO_DWARF5 -d DEBUG_INFO_BTF \
+		-d DRM -d SOUND -d WLAN -d WIRELESS -d NETFILTER -d ETHERNET
+	make -s olddefconfig
+	touch "$dir/.config-done"
+fi
+kver=$(make -s kernelrelease)
+echo "debug-kernel: building $kver (this takes a while)" >&2
+make -s -j"$(nproc)" bzImage modules
+if [ ! -f "/boot/vmlinuz-$kver" ] || [ arch/x86/boot/bzImage -nt "/boot/vmlinuz-$kver" ]; then
+	make -s modules_install
+	cp arch/x86/boot/bzImage "/boot/vmlinuz-$kver"
+	# The module build needs a build directory under /lib/modules.
+	ln -sfn "$src" "/lib/modules/$kver/build"
+fi
+cd "$top"
+CHECK_KERNELS=$kver scripts/check.sh
