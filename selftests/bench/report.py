@@ -156,8 +156,8 @@ def report_tput(recs, kernel, irqmode, rst, out):
 
 
 def report_precision(recs, kernel, rst, out):
-    t = Table(rst, ["set rate", "intervals", "mean MB/s", "median |err| %",
-                    "p95 |err| %", "100 ms windows: median %", "p95 %"])
+    t = Table(rst, ["set rate", "intervals", "mean MB/s", "median abs. err %",
+                    "p95 abs. err %", "100 ms windows: median %", "p95 %"])
     any_ = False
     for r in recs:
         if r.get("kind") != "precision" or r["kernel"] != kernel:
