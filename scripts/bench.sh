@@ -77,7 +77,9 @@ done
 
 echo "# ---- classifier speed"
 classify="not available (user/tests/tool_bench_classify was not built)"
-if make -s -C user tests >"$out/user-build.log" 2>&1 &&
+# The user tests need the kselftest headers from the kernel source (ksrc).
+if make -s ksrc >"$out/user-build.log" 2>&1 &&
+   make -s -C user tests >>"$out/user-build.log" 2>&1 &&
    [ -x user/tests/tool_bench_classify ]; then
 	classify=$(user/tests/tool_bench_classify 2>&1)
 fi
