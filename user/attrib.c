@@ -298,15 +298,20 @@ static void json_series(struct bf_json *j, const char *key,
 	bf_json_obj_close(j);
 }
 
+void bf_attrib_json_members(struct bf_json *j, const struct bf_attrib *a)
+{
+	bf_json_str(j, "verdict", bf_verdict_name(a->verdict));
+	json_series(j, "read", &a->rd);
+	json_series(j, "write", &a->wr);
+	bf_json_str(j, "explanation", a->explain);
+}
+
 void bf_attrib_json(FILE *f, const struct bf_attrib *a)
 {
 	struct bf_json j;
 
 	bf_json_init(&j, f);
 	bf_json_obj_open(&j, NULL);
-	bf_json_str(&j, "verdict", bf_verdict_name(a->verdict));
-	json_series(&j, "read", &a->rd);
-	json_series(&j, "write", &a->wr);
-	bf_json_str(&j, "explanation", a->explain);
+	bf_attrib_json_members(&j, a);
 	bf_json_obj_close(&j);
 }

@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "classify.h"
+#include "json.h"
 
 /* Fewer usable intervals per curve than this and there is no verdict. */
 #define BF_ATTRIB_MIN_SAMPLES	8
@@ -85,5 +86,7 @@ int bf_attrib(const struct bf_sample *rd, size_t nrd, double rd_bs,
 /* Human-readable summary (several lines) and the one-object JSON form. */
 void bf_attrib_print(FILE *f, const struct bf_attrib *a);
 void bf_attrib_json(FILE *f, const struct bf_attrib *a);
+/* The same members into an object the caller has opened. */
+void bf_attrib_json_members(struct bf_json *j, const struct bf_attrib *a);
 
 #endif /* BLKFLOOR_ATTRIB_H */

@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stability: the read-vs-write transport attribution. A sequential read and
+ * then a sequential write over the same region of one device; if reads hold
+ * steady while writes swing, the fault is in the drive, not the cable or
+ * bridge (user/attrib.c decides). With --from-traces, the same verdict on
+ * two recorded curves, no device needed.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attrib.h"
+#include "classify.h"
+#include "cli.h"
+#include "units.h"
+
+#define STAB_OPTS (BF_OPT(BS) | BF_OPT(QD) | BF_OPT(OFFSET) | \
+		   BF_OPT(SIZE) | BF_OPT(INTERVAL) | BF_OPT(RING) | \
+		   BF_OPT(SEED) | BF_OPT(NO_OWN) | BF_OPT(JSON) | \
+		   BF_OPT(QUIET) | BF_OPT(YES))
+#define STAB_DEFAULT_SIZE	256000000ULL	/* 256 MB */
+#define STAB_DEFAULT_INTERVAL	100000000ULL	/* 100 ms */
+
+/* The options only this command has, taken out before bf_opts_parse(). */
+struct stab_args {
+	bool from_traces;
+	const char *trace_read, *trace_write;
+};
+
+/*
+ * Move --from-traces, --trace-read F and --trace-write F from @argv into
+ * @sa; the rest goes to @out (argc returned in *@outc).
+ */
+static int take_own_opts(int argc, char **argv, char **out, int *outc,
+			 struct stab_args *sa, char *err, size_t errlen)
+{
+	static const char *const names[] = { "--trace-read", "--trace-write" };
+	int i, k, n = 0;
+
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i], *val = NULL;
+
+		if (i > 0 && !strcmp(a, "--")) {
+			while (i < argc)
+				out[n++] = argv[i++];
+			break;
+		}
+		if (i > 0 && !strcmp(a, "--from-traces")) {
+			sa->from_traces = true;
+			continue;
+		}
+		for (k = 0; i > 0 && k < 2; k++) {
+			size_t l = strlen(names[k]);
+
+			if (strncmp(a, names[k], l) || (a[l] && a[l] != '='))
+				continue;
+			if (a[l] == '=')
+				val = a + l + 1;
+			else if (i + 1 < argc)
+				val = argv[++i];
+			if (!val || !*val) {
+				snprintf(err, errlen, "option '%s' needs a file name",
+					 names[k]);
+				return -EINVAL;
+			}
+			if (k)
+				sa->trace_write = val;
+			else
+				sa->trace_read = val;
+			break;
+		}
+		if (!val)
+			out[n++] = argv[i];
+	}
+	out[n] = NULL;
+	*outc = n;
+	return 0;
+}
+
+/* The request size recorded in a blkfloor trace ("# bs: N"), else 0. */
+static double trace_bs(const char *path)
+{
+	unsigned long long bs = 0;
+	char line[256];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] != '#')
+			break;
+		if (sscanf(line, "# bs: %llu", &bs) == 1)
+			break;
+	}
+	fclose(f);
+	return (double)bs;
+}
+
+static void print_result(const struct bf_attrib *a, bool json)
+{
+	if (json)
+		bf_attrib_json(stdout, a);
+	else
+		bf_attrib_print(stdout, a);
+}
+
+static int too_few(const char *cmd, size_t nrd, size_t nwr)
+{
+	fprintf(stderr,
+		"blkfloor: %s: too few intervals to judge (read %zu, write %zu; each curve needs %d): use a larger --size or a smaller --interval\n",
+		cmd, nrd, nwr, BF_ATTRIB_MIN_SAMPLES);
+	return EXIT_FAIL;
+}
+
+static int from_traces(const char *cmd, const struct bf_opts *o)
+{
+	struct bf_series rd = { 0 }, wr = { 0 };
+	struct bf_attrib a;
+	char err[256];
+	int ret;
+
+	if (bf_series_load(o->pos[0], &rd, err, sizeof(err)) ||
+	    bf_series_load(o->pos[1], &wr, err, sizeof(err))) {
+		fprintf(stderr, "blkfloor: %s: %s\n", cmd, err);
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	ret = bf_attrib(rd.s, rd.n, trace_bs(o->pos[0]), wr.s, wr.n,
+			trace_bs(o->pos[1]), &a);
+	if (ret == -EINVAL) {
+		ret = too_few(cmd, rd.n, wr.n);
+		goto out;
+	}
+	if (ret) {
+		fprintf(stderr, "blkfloor: %s: %s\n", cmd, strerror(-ret));
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	print_result(&a, o->json);
+	ret = EXIT_OK;
+out:
+	bf_series_free(&rd);
+	bf_series_free(&wr);
+	return ret;
+}
+
+/* A run's closed intervals as a curve. */
+static int to_series(const struct bf_run_result *res, struct bf_series *s)
+{
+	size_t i;
+
+	for (i = 0; i < res->niv; i++) {
+		const struct bf_iv *iv = &res->iv[i];
+		double dt = (iv->end_ns - iv->start_ns) / 1e9;
+
+		if (!iv->have || dt <= 0)
+			continue;
+		if (bf_series_push(s, iv->end_ns / 1e9, dt, iv->bytes / dt / 1e6,
+				   (double)iv->bytes_total))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * One sequential pass of @op over the region; the curve goes to @ser and
+ * the trace (if asked) to @trace. Returns an exit code.
+ */
+static int pass(struct bf_ctx *c, struct bf_run_req *req,
+		const struct bf_opts *o, uint8_t op, const char *trace,
+		struct bf_series *ser)
+{
+	struct bf_run_result res;
+	int ret;
+
+	req->op = op;
+	req->flags &= ~BLKFLOOR_F_DESTRUCTIVE;
+	if (bf_op_destructive(op) && o->yes)
+		req->flags |= BLKFLOOR_F_DESTRUCTIVE;
+	if (bf_measure(c, req, o, bf_op_name(op), &res)) {
+		bf_result_free(&res);
+		return EXIT_FAIL;
+	}
+	ret = bf_run_exit_code(&res);
+	if (!ret && res.interrupted)
+		ret = EXIT_FAIL;
+	if (trace && bf_run_write_trace(trace, &c->nl, req, &res,
+					c->caps.size))
+		ret = EXIT_FAIL;
+	if (!ret && to_series(&res, ser))
+		ret = EXIT_FAIL;
+	bf_result_free(&res);
+	return ret;
+}
+
+static int on_device(const char *cmd, const struct bf_opts *o,
+		     const struct stab_args *sa)
+{
+	struct bf_series rd = { 0 }, wr = { 0 };
+	char a[BF_FMT_LEN], b[BF_FMT_LEN], d[BF_FMT_LEN];
+	struct bf_run_req req;
+	struct bf_attrib at;
+	struct bf_ctx c;
+	uint64_t len;
+	int ret;
+
+	if (bf_ctx_open(&c, o->pos[0]))
+		return EXIT_FAIL;
+	if (bf_refuse_destroy(c.dev, &c.caps, BLKFLOOR_OP_WRITE, o->yes)) {
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	if (o->offset >= c.caps.size) {
+		fprintf(stderr, "blkfloor: %s: --offset is beyond the end of %s (%s)\n",
+			cmd, c.dev, bf_fmt_bytes(a, sizeof(a), c.caps.size));
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (c.caps.lbs && (o->bs % c.caps.lbs || o->offset % c.caps.lbs)) {
+		fprintf(stderr, "blkfloor: %s: --bs and --offset must be multiples of the logical block size (%u bytes)\n",
+			cmd, c.caps.lbs);
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	len = (o->set & BF_OPT(SIZE)) ? o->size : STAB_DEFAULT_SIZE;
+	if (len > c.caps.size - o->offset)
+		len = c.caps.size - o->offset;
+	len = bf_round_down(len, o->bs);
+	if (!len) {
+		fprintf(stderr, "blkfloor: %s: the region is smaller than one request (%s)\n",
+			cmd, bf_fmt_bs(a, sizeof(a), o->bs));
+		ret = EXIT_USAGE;
+		goto out;
+	}
+
+	bf_req_base(&req, o, c.dev);
+	req.pattern = BLKFLOOR_PATTERN_SEQ;
+	req.bs = o->bs;
+	req.qd = o->qd;
+	req.offset = o->offset;
+	req.length = len;
+	if (!o->json && !o->quiet)
+		fprintf(stderr, "%s: sequential %s reads, then writes, at QD%u over %s of %s, %s intervals\n",
+			cmd, bf_fmt_bs(a, sizeof(a), o->bs), o->qd,
+			bf_fmt_bytes(b, sizeof(b), len), c.dev,
+			bf_fmt_duration(d, sizeof(d), o->interval_ns / 1e9));
+
+	ret = pass(&c, &req, o, BLKFLOOR_OP_READ, sa->trace_read, &rd);
+	if (!ret)
+		ret = pass(&c, &req, o, BLKFLOOR_OP_WRITE, sa->trace_write,
+			   &wr);
+	if (ret)
+		goto out;
+	ret = bf_attrib(rd.s, rd.n, o->bs, wr.s, wr.n, o->bs, &at);
+	if (ret == -EINVAL) {
+		ret = too_few(cmd, rd.n, wr.n);
+		goto out;
+	}
+	if (ret) {
+		fprintf(stderr, "blkfloor: %s: %s\n", cmd, strerror(-ret));
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	if (o->json) {
+		struct bf_json j;
+
+		bf_json_init(&j, stdout);
+		bf_json_obj_open(&j, NULL);
+		bf_attrib_json_members(&j, &at);
+		bf_json_str(&j, "device", c.dev);
+		bf_json_u64(&j, "offset", o->offset);
+		bf_json_u64(&j, "size_bytes", len);
+		bf_json_u64(&j, "bs", o->bs);
+		bf_json_u64(&j, "qd", o->qd);
+		bf_json_u64(&j, "interval_ns", o->interval_ns);
+		bf_json_obj_close(&j);
+	} else {
+		print_result(&at, false);
+	}
+	ret = EXIT_OK;
+out:
+	bf_series_free(&rd);
+	bf_series_free(&wr);
+	bf_ctx_close(&c);
+	return ret;
+}
+
+static int do_stability(int argc, char **argv)
+{
+	struct stab_args sa = { 0 };
+	struct bf_opts o;
+	char err[160], **av;
+	int ac, ret;
+
+	av = calloc(argc + 1, sizeof(*av));
+	if (!av)
+		return EXIT_FAIL;
+	if (take_own_opts(argc, argv, av, &ac, &sa, err, sizeof(err))) {
+		ret = bf_usage(argv[0], err);
+		goto out;
+	}
+	memset(&o, 0, sizeof(o));
+	o.bs = 128 << 10;
+	o.qd = 32;
+	o.interval_ns = STAB_DEFAULT_INTERVAL;
+	if (sa.from_traces) {
+		if (sa.trace_read || sa.trace_write) {
+			ret = bf_usage(argv[0], "--trace-read and --trace-write record a device run; --from-traces reads two recorded ones");
+			goto out;
+		}
+		if (bf_opts_parse(&o, ac, av, BF_OPT(JSON) | BF_OPT(QUIET),
+				  0, 2, err, sizeof(err))) {
+			ret = bf_usage(argv[0], err);
+			goto out;
+		}
+		if (o.npos != 2) {
+			ret = bf_usage(argv[0], "--from-traces needs READ and WRITE trace files");
+			goto out;
+		}
+		ret = from_traces(argv[0], &o);
+		goto out;
+	}
+	if (bf_opts_parse(&o, ac, av, STAB_OPTS, 1, 1, err, sizeof(err))) {
+		ret = bf_usage(argv[0], err);
+		goto out;
+	}
+	ret = on_device(argv[0], &o, &sa);
+out:
+	free(av);
+	return ret;
+}
+
+BLKFLOOR_COMMAND(stability, "DEV --yes-destroy-data [options] | --from-traces READ WRITE",
+	do_stability,
+	"Is a swinging write rate the drive's fault or the link's?\n"
+	"Reads a region of DEV sequentially, then writes it, and compares the two\n"
+	"curves: median, stdev, p10..p90 and the class of each. Reads steady and\n"
+	"writes swinging: the fault is in the drive (verdict drive); reads swing\n"
+	"too: the cable, bridge or host (link); both steady: none. A curve swings\n"
+	"when its p10..p90 spread exceeds 3 sd of the noise a steady link shows\n"
+	"(10 % plus one request per interval); each needs 8 intervals or more.\n"
+	"  --size SIZE       bytes to read, then write (default 256MB, capped to\n"
+	"                    the device)\n"
+	"  --offset SIZE     start of the region (default 0)\n"
+	"  --bs SIZE         bytes per request (default 128KiB)\n"
+	"  --qd N            requests in flight (default 32)\n"
+	"  --interval DUR    statistics interval (default 100ms)\n"
+	"  --trace-read F, --trace-write F  record each curve (blkfloor-trace v1)\n"
+	"  --seed N, --ring N, --no-own\n"
+	"  --json            one object: verdict, read, write, explanation\n"
+	"  --quiet           no live progress\n"
+	"  --yes-destroy-data  required: the write pass overwrites the region\n"
+	"  --from-traces READ WRITE  judge two recorded curves (trace, fio\n"
+	"                    bandwidth log or CSV); no device, no writes");
