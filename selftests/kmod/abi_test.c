@@ -842,6 +842,7 @@ struct bf_dump {
 	uint64_t ios;
 	uint64_t lat_min;
 	uint64_t hist_count;
+	uint64_t max_ios;		/* most I/Os in one interval */
 	bool ordered;
 	uint32_t prev;
 };
@@ -863,8 +864,11 @@ static void bf_dump_cb(struct nlmsghdr *nlh, void *arg)
 	if (a)
 		d->bytes += bf_u64(a);
 	a = bf_find_nested(iv, BLKFLOOR_IV_A_IOS);
-	if (a)
+	if (a) {
 		d->ios += bf_u64(a);
+		if (bf_u64(a) > d->max_ios)
+			d->max_ios = bf_u64(a);
+	}
 	a = bf_find_nested(iv, BLKFLOOR_IV_A_LAT_MIN_NS);
 	if (a && bf_u64(a) && (!d->lat_min || bf_u64(a) < d->lat_min))
 		d->lat_min = bf_u64(a);
@@ -1007,20 +1011,35 @@ TEST_F(bf, byte_and_loop_limits)
 
 TEST_F(bf, iops_cap)
 {
+	struct bf_dump d = { .ordered = true };
 	uint64_t bytes = 0, ios;
 
 	if (!bf_nullb())
 		SKIP(return, "no null_blk");
-	/* 1000 IOPS for 1 s: pacing allows at most 10 ms of catch-up. */
+	/*
+	 * 1000 IOPS for 1 s in 100 ms intervals. Pacing lets a late kthread
+	 * catch up on at most 10 ms, so no interval may complete more than
+	 * 100 + 10 + 1, plus the qd (4) that a late completion may shift
+	 * from the interval before. A starved guest may deliver less.
+	 */
 	bf_run_msg(&self->nl, &self->m, NULLB, BLKFLOOR_OP_READ);
 	bf_put_u32(&self->m, BLKFLOOR_A_BS, 4096);
+	bf_put_u32(&self->m, BLKFLOOR_A_QD, 4);
 	bf_put_u64(&self->m, BLKFLOOR_A_RATE_IOPS, 1000);
+	bf_put_u64(&self->m, BLKFLOOR_A_INTERVAL_NS, 100000000ULL);
 	bf_put_u64(&self->m, BLKFLOOR_A_MAX_TIME_NS, 1000000000ULL);
 	EXPECT_EQ(BLKFLOOR_STATE_DONE, bf_read_until_end(&self->nl, &self->m,
 							 self->ack, &bytes));
 	ios = bytes / 4096;
-	EXPECT_LE(850, ios);
-	EXPECT_GE(1020, ios);
+	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_INTERVAL_GET, NLM_F_DUMP);
+	bf_put_u32(&self->m, BLKFLOOR_A_RUN_ID, bf_reply_run_id(self->ack));
+	ASSERT_EQ(0, bf_xfer(&self->nl, &self->m, self->ack, bf_dump_cb, &d));
+	TH_LOG("%llu I/Os in 1 s at a 1000 IOPS cap, at most %llu per 100 ms",
+	       (unsigned long long)ios, (unsigned long long)d.max_ios);
+	EXPECT_EQ(ios, d.ios);
+	EXPECT_GE(115, d.max_ios);
+	EXPECT_GE(1011, ios);
+	EXPECT_LE(500, ios);
 }
 
 /* Random 4 KiB reads at QD32 for 2 s; returns IOPS, fills the dump. */
