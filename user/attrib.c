@@ -10,27 +10,34 @@
  *  - link noise, BF_ATTRIB_LINK_NOISE = 10 %: completion timing jitter of
  *    the host, the bridge and the emulator. Real links are far steadier
  *    (the brief's reads held a stdev of ~6 MB/s at several hundred MB/s,
- *    about 1 %); a QEMU TCG guest reading a disk capped at 40 MB/s showed
- *    p10..p90 spreads of about 3-8 % at 200 ms intervals (about 1-3 %
- *    relative sd: see selftests/tests/model/005). 10 % leaves headroom
- *    for a slower or busier emulator without calling a steady link erratic.
- *  - quantisation: completions are counted whole, so an interval that holds
- *    k = rate * interval / bs requests is off by up to one request, a
- *    relative error of up to 1/k; it is taken as an sd of 1/k (an upper
- *    bound, which also covers completions arriving in pairs). Only known
- *    when the request size is.
+ *    about 1 %); a QEMU TCG guest reading a USB disk capped at 40 MB/s
+ *    showed a few per cent besides the quantisation below (see
+ *    selftests/tests/model/005).
+ *  - quantisation: completions are counted whole, and they come in quanta:
+ *    the request size, or larger where the block layer merges sequential
+ *    requests (a USB 3 usb-storage disk completes 128 KiB bios 1 MiB at a
+ *    time, so a 200 ms interval at 40 MB/s holds 7 or 8 quanta, not 61
+ *    requests). An interval holding k quanta is off by up to one, a
+ *    relative error of up to 1/k, taken as an sd of 1/k (an upper bound).
+ *    The quantum is measured, not assumed: the largest of bs * 2^j that
+ *    divides at least 90 % of the intervals' byte counts (with 128 KiB
+ *    requests completing one by one, only one count in eight would be a
+ *    multiple of 1 MiB by chance).
  *
  *    sigma = sqrt(0.10^2 + (1/k)^2)
  *
- * For normally distributed noise the 10th..90th percentile range spans
- * 2.563 sigma. A curve is erratic when its robust spread (p90 - p10) /
- * median exceeds 3 sigma (30 % of the median for large k): the extra 17 %
- * absorbs the sampling error of the two percentiles on a curve of a few
- * tens of intervals. The percentiles ignore the lowest and highest tenth of
- * the intervals, so isolated one-interval stalls (the emulator or the host
- * busy elsewhere) do not make a curve erratic, but a rate that spends a
- * tenth of the time or more elsewhere does. The stdev and the coefficient
- * of variation are reported, not used: one stall inflates them.
+ * The curve's spread is its interquartile range relative to the median,
+ * (p75 - p25) / median; for normally distributed noise it is 1.349 sigma.
+ * A curve swings (is erratic) when that exceeds 2 sigma (20 % of the
+ * median for large k): the margin of 0.65 sigma is about two standard
+ * errors of the IQR of 20 intervals. The quartiles ignore the lowest and
+ * highest quarter of the intervals, so stalls of the host or emulator that
+ * take less than a quarter of the run (a TCG guest on a busy machine loses
+ * up to a second at a time) are not a swing, while a rate that spends a
+ * quarter of the time or more on another level is: an FTL that alternates
+ * between fast and starved spends far more than that on each. The stdev,
+ * the coefficient of variation, the MAD and p10..p90 are reported, not
+ * used.
  *
  * The verdict:
  *   reads steady, writes swing  -> drive: the link carried reads steadily,
@@ -84,6 +91,45 @@ static double quantile(const double *v, size_t n, double q)
 	return v[lo] + (pos - lo) * (v[lo + 1] - v[lo]);
 }
 
+/* Does @q divide at least 90 % of the nonzero interval byte counts @b? */
+static bool divides_most(const double *b, size_t n, double q)
+{
+	size_t i, hit = 0, nz = 0;
+
+	for (i = 0; i < n; i++) {
+		if (b[i] <= 0)
+			continue;
+		nz++;
+		hit += fmod(b[i], q) == 0;
+	}
+	return nz && hit * 10 >= nz * 9;
+}
+
+/*
+ * The completion quantum (see the noise model): the largest bs * 2^j up to
+ * 64 MiB dividing most interval byte counts; @bs itself
+ * if none does, 0 if @bs is unknown and the counts show none.
+ */
+static double quantum(const struct bf_sample *s, size_t n, double bs)
+{
+	double *b, q = bs > 0 ? bs : 512, prev = 0;
+	size_t i;
+
+	b = calloc(n, sizeof(*b));
+	if (!b)
+		return bs;
+	for (i = 0; i < n; i++) {
+		b[i] = s[i].bytes - prev;
+		prev = s[i].bytes;
+	}
+	if (!(bs > 0) && !divides_most(b, n, q))
+		q = 0;
+	while (q > 0 && q * 2 <= 64.0 * (1 << 20) && divides_most(b, n, q * 2))
+		q *= 2;
+	free(b);
+	return q;
+}
+
 int bf_attrib_stats(const struct bf_sample *s, size_t n, double bs,
 		    struct bf_attrib_series *st)
 {
@@ -135,6 +181,8 @@ int bf_attrib_stats(const struct bf_sample *s, size_t n, double bs,
 	st->max = v[m - 1];
 	st->median = quantile(v, m, 0.5);
 	st->p10 = quantile(v, m, 0.1);
+	st->p25 = quantile(v, m, 0.25);
+	st->p75 = quantile(v, m, 0.75);
 	st->p90 = quantile(v, m, 0.9);
 	for (i = 0; i < m; i++)
 		v[i] = fabs(v[i] - st->median);
@@ -143,16 +191,17 @@ int bf_attrib_stats(const struct bf_sample *s, size_t n, double bs,
 	free(v);
 
 	if (st->median > 0)
-		st->spread_rel = (st->p90 - st->p10) / st->median;
+		st->spread_rel = (st->p75 - st->p25) / st->median;
 	else
-		st->spread_rel = st->p90 > 0 ? INFINITY : 0;
+		st->spread_rel = st->p75 > 0 ? INFINITY : 0;
 
-	k = bs > 0 ? st->median * 1e6 * dt_med / bs : 0;
+	st->quantum = quantum(s, n, bs);
+	k = st->quantum > 0 ? st->median * 1e6 * dt_med / st->quantum : 0;
 	if (k > 0)
 		q = 1 / k;
 	st->noise_rel = sqrt(BF_ATTRIB_LINK_NOISE * BF_ATTRIB_LINK_NOISE +
 			     q * q);
-	st->limit_rel = 3 * st->noise_rel;
+	st->limit_rel = 2 * st->noise_rel;
 	st->erratic = st->spread_rel > st->limit_rel;
 	return 0;
 }
@@ -248,7 +297,7 @@ static void print_series(FILE *f, const char *name,
 	bf_fmt_mbps(hi, sizeof(hi), st->p90);
 	fprintf(f, "%-6s median %s MB/s, stdev %s MB/s (CV %.1f%%), p10..p90 %s..%s MB/s\n",
 		name, m, sd, 100 * st->cv, lo, hi);
-	fprintf(f, "       spread %.1f%% of the median (steady up to %.1f%%): %s; %zu intervals, class %s\n",
+	fprintf(f, "       p25..p75 spread %.1f%% of the median (steady up to %.1f%%): %s; %zu intervals, class %s\n",
 		100 * st->spread_rel, 100 * st->limit_rel,
 		st->erratic ? "swings" : "steady", st->n,
 		st->has_class ? bf_class_name(st->class) : "(too few intervals)");
@@ -285,11 +334,14 @@ static void json_series(struct bf_json *j, const char *key,
 	bf_json_double(j, "cv", r4(st->cv));
 	bf_json_double(j, "mad_MBps", r3(st->mad));
 	bf_json_double(j, "p10_MBps", r3(st->p10));
+	bf_json_double(j, "p25_MBps", r3(st->p25));
+	bf_json_double(j, "p75_MBps", r3(st->p75));
 	bf_json_double(j, "p90_MBps", r3(st->p90));
 	bf_json_double(j, "min_MBps", r3(st->min));
 	bf_json_double(j, "max_MBps", r3(st->max));
 	bf_json_double(j, "spread_rel", r4(st->spread_rel));
 	bf_json_double(j, "limit_rel", r4(st->limit_rel));
+	bf_json_u64(j, "quantum_bytes", (uint64_t)st->quantum);
 	bf_json_bool(j, "erratic", st->erratic);
 	if (st->has_class)
 		bf_json_str(j, "class", bf_class_name(st->class));

@@ -37,22 +37,24 @@ enum bf_verdict {
  * struct bf_attrib_series - the statistics of one curve
  * @n: intervals used
  * @nskipped: partial intervals left out (shorter than half the usual one)
- * @median, @mean, @sd, @min, @max, @p10, @p90: rates over the intervals,
- *	MB/s; @sd is the sample standard deviation
+ * @median, @mean, @sd, @min, @max, @p10, @p25, @p75, @p90: rates over
+ *	the intervals, MB/s; @sd is the sample standard deviation
  * @mad: median absolute deviation from the median, MB/s
  * @cv: coefficient of variation, @sd / @mean
- * @spread_rel: (@p90 - @p10) / @median, the robust relative spread the
+ * @spread_rel: (@p75 - @p25) / @median, the robust relative spread the
  *	verdict rests on
+ * @quantum: bytes that complete together (request size, or merged
+ *	requests), measured from the intervals' byte counts; 0 if unknown
  * @noise_rel: relative sd a steady link would show in this curve (the
- *	noise model: link noise and request quantisation)
- * @limit_rel: the spread above which the curve swings: 3 * @noise_rel
+ *	noise model: link noise and quantisation)
+ * @limit_rel: the spread above which the curve swings: 2 * @noise_rel
  * @erratic: @spread_rel > @limit_rel
  * @has_class: bf_classify() could classify the curve; @class is its class
  */
 struct bf_attrib_series {
 	size_t n, nskipped;
-	double median, mean, sd, min, max, p10, p90, mad, cv;
-	double spread_rel, noise_rel, limit_rel;
+	double median, mean, sd, min, max, p10, p25, p75, p90, mad, cv;
+	double spread_rel, quantum, noise_rel, limit_rel;
 	bool erratic;
 	bool has_class;
 	enum bf_class class;
@@ -67,8 +69,8 @@ struct bf_attrib {
 const char *bf_verdict_name(enum bf_verdict v);
 
 /*
- * Statistics of one curve. @bs is the request size in bytes (0 if unknown:
- * no quantisation term). Returns 0 or -EINVAL (fewer than
+ * Statistics of one curve. @bs is the request size in bytes, or 0 if
+ * unknown (the quantum is then looked for from 512 bytes up). Returns 0 or -EINVAL (fewer than
  * BF_ATTRIB_MIN_SAMPLES usable intervals), -ENOMEM.
  */
 int bf_attrib_stats(const struct bf_sample *s, size_t n, double bs,

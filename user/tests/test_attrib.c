@@ -77,10 +77,13 @@ TEST(stats_of_known_values)
 	/* linear between order statistics: 0.1 * 9 = 0.9 -> 1 + 0.9 */
 	EXPECT_LT(fabs(st.p10 - 1.9), 1e-9);
 	EXPECT_LT(fabs(st.p90 - 9.1), 1e-9);
+	EXPECT_LT(fabs(st.p25 - 3.25), 1e-9);
+	EXPECT_LT(fabs(st.p75 - 7.75), 1e-9);
 	EXPECT_EQ(2.5, st.mad);
-	EXPECT_LT(fabs(st.spread_rel - 7.2 / 5.5), 1e-9);
-	/* no request size: the link noise alone, 3 sigma = 30 % */
-	EXPECT_LT(fabs(st.limit_rel - 0.30), 1e-12);
+	EXPECT_LT(fabs(st.spread_rel - 4.5 / 5.5), 1e-9);
+	/* no quantum in these byte counts: the link noise alone, 2 sigma */
+	EXPECT_EQ(0.0, st.quantum);
+	EXPECT_LT(fabs(st.limit_rel - 0.20), 1e-12);
 	EXPECT_TRUE(st.erratic);
 	bf_series_free(&s);
 }
@@ -241,34 +244,66 @@ TEST(noise_beyond_the_model_swings)
 				     seed, &a));
 		swings += a.rd.erratic && a.wr.erratic;
 	}
-	/* 2.563 * 25 % = 64 % spread against a 30 % limit: every time */
+	/* 1.349 * 25 % = 34 % spread against a 20 % limit: every time */
 	EXPECT_EQ(20U, swings);
 }
 
 /*
- * Few requests per interval: a steady 32.8 MB/s in 10 ms intervals of 128
- * KiB requests holds 2 or 3 requests each, a 40 % swing that is only
- * counting. With the request size the noise model knows it.
+ * Few completions per interval: a steady 32.8 MB/s in 10 ms intervals of
+ * 128 KiB requests holds 2 or 3 requests each, a 40 % swing that is only
+ * counting. The quantum is measured from the byte counts (with or without
+ * the request size); counts that do not show it (a log with rounded
+ * bytes) leave only the link noise, and then it is a swing.
  */
-TEST(quantisation_is_noise)
+static void quantised(struct bf_series *s, double q, double k, size_t n,
+		      double skew)
 {
-	struct bf_series s = { 0 };
-	struct bf_attrib_series st;
-	const double bs = 131072, rate = 2.5 * 131072 / 0.01, dt = 0.01;
+	const double dt = 0.01;
 	uint64_t prev = 0, done;
 	size_t i;
 
-	for (i = 1; i <= 200; i++) {
-		done = (uint64_t)(rate * dt * i / bs + 0.37);
-		bf_series_push(&s, dt * i, dt, (done - prev) * bs / dt / 1e6,
-			       done * bs);
+	memset(s, 0, sizeof(*s));
+	for (i = 1; i <= n; i++) {
+		done = (uint64_t)(k * i + 0.37);
+		bf_series_push(s, dt * i, dt, (done - prev) * q / dt / 1e6,
+			       done * q + skew * i);
 		prev = done;
 	}
-	ASSERT_EQ(0, bf_attrib_stats(s.s, s.n, 0, &st));
-	EXPECT_TRUE(st.erratic);
-	ASSERT_EQ(0, bf_attrib_stats(s.s, s.n, bs, &st));
+}
+
+TEST(quantisation_is_noise)
+{
+	struct bf_attrib_series st;
+	struct bf_series s;
+
+	quantised(&s, 131072, 2.5, 200, 0);
+	ASSERT_EQ(0, bf_attrib_stats(s.s, s.n, 131072, &st));
+	EXPECT_EQ(131072.0, st.quantum);
 	EXPECT_FALSE(st.erratic);
 	EXPECT_GT(st.noise_rel, 0.3);
+	ASSERT_EQ(0, bf_attrib_stats(s.s, s.n, 0, &st));
+	EXPECT_EQ(131072.0, st.quantum);
+	EXPECT_FALSE(st.erratic);
+	bf_series_free(&s);
+
+	quantised(&s, 131072, 2.5, 200, 1);
+	ASSERT_EQ(0, bf_attrib_stats(s.s, s.n, 0, &st));
+	EXPECT_EQ(0.0, st.quantum);
+	EXPECT_TRUE(st.erratic);
+	bf_series_free(&s);
+}
+
+/* 128 KiB requests merged into 1 MiB completions: the quantum is 1 MiB. */
+TEST(merged_requests_quantum)
+{
+	struct bf_attrib_series st;
+	struct bf_series s;
+
+	/* 40 MB/s in 200 ms intervals: 7.6 MiB, 7 or 8 quanta each */
+	quantised(&s, 1 << 20, 40e6 * 0.2 / (1 << 20), 40, 0);
+	ASSERT_EQ(0, bf_attrib_stats(s.s, s.n, 131072, &st));
+	EXPECT_EQ((double)(1 << 20), st.quantum);
+	EXPECT_FALSE(st.erratic);
 	bf_series_free(&s);
 }
 
