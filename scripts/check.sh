@@ -89,6 +89,7 @@ if [ -f selftests/vm/test_drivemodel.py ]; then
 	suite "drive models" python3 selftests/vm/test_drivemodel.py --ktap
 fi
 suite "static checks" scripts/static-checks.sh
+suite "spec renders the uapi header" python3 selftests/kmod/spec_check.py
 
 # ---- guests -------------------------------------------------------------
 if ! make -s -C selftests >"$logdir/selftests-build.log" 2>&1; then
