@@ -108,7 +108,7 @@ for kver in $CHECK_KERNELS; do
 		continue
 	fi
 	# shellcheck disable=SC2086
-	suite "guest $kver" selftests/vm/run-vm.sh --kver "$kver" --timeout 1500 \
+	suite "guest $kver" selftests/vm/run-vm.sh --kver "$kver" --timeout 2400 \
 		--usb 512M:discard --uas 512M:discard -- \
 		selftests/run-guest.sh ${CHECK_TESTS:-}
 done
