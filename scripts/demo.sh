@@ -27,7 +27,8 @@ set -e
 modprobe blkfloor
 dev=\$(rig_disk uas)
 [ -n \"\$dev\" ] || { echo 'demo: the UAS disk did not appear'; exit 1; }
-rig model uas0 slc cache=150M fast=120M slow=25M drain=50M >/dev/null
+# idle=2: a guest stalled by a busy host is not a drive at rest.
+rig model uas0 slc cache=150M fast=120M slow=25M drain=50M idle=2 >/dev/null
 echo
 echo '\$ blkfloor caps' \$dev
 user/blkfloor caps \$dev
