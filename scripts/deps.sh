@@ -8,7 +8,8 @@ set -euo pipefail
 pkgs=(qemu-system-x86 qemu-utils busybox-static kmod cpio xz-utils zstd
       libnl-3-dev libnl-genl-3-dev pkg-config fio sparse gcc make bc
       linux-image-amd64 linux-headers-amd64 linux-source-6.12
-      python3 python3-yaml python3-jsonschema librsvg2-bin)
+      python3 python3-yaml python3-jsonschema python3-docutils librsvg2-bin
+      dkms)
 
 need=()
 for p in "${pkgs[@]}"; do
