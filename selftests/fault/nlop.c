@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nlop: send one blkfloor generic-netlink request, with no library and no
+ * CLI logic in between, and print what the kernel answered.
+ *
+ * usage: nlop OP [ARGS]
+ *   info                    INFO_GET
+ *   caps DEV                DEV_CAPS
+ *   start DEV [KEY=VAL...]  RUN_START, unowned unless owner=1; keys:
+ *                           op=read|write (write sets DESTRUCTIVE),
+ *                           time_ms, interval_us, ring, qd, bs, owner
+ *   stop ID                 RUN_STOP
+ *   get ID                  RUN_GET (do)
+ *   list                    RUN_GET (dump)
+ *   dump ID [FROM]          INTERVAL_GET (dump)
+ *   join                    join the "events" multicast group
+ *
+ * Output: "key=value" lines (id, state, intervals, dropped, ring, bytes for
+ * runs; runs=N for list; intervals=N first=I last=I for dump), then
+ * "result=E" where E is 0 or the negative errno the kernel (or, for join,
+ * setsockopt) returned. Exit 0 when an answer came, 1 when the request
+ * could not be made at all (no family, socket error, bad usage).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <linux/blkfloor.h>
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+#define BUFSZ (1 << 20)
+
+struct nlop {
+	int fd;
+	uint16_t family;
+	uint32_t mcgrp;
+	uint32_t seq;
+	/* dump bookkeeping */
+	unsigned long nmsg;
+	long first, last;
+};
+
+static char rbuf[BUFSZ];
+
+static void put_attr(char *buf, size_t *len, uint16_t type, const void *data,
+		     size_t dlen)
+{
+	struct nlattr *a = (struct nlattr *)(buf + *len);
+
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + dlen;
+	memcpy((char *)a + NLA_HDRLEN, data, dlen);
+	memset((char *)a + NLA_HDRLEN + dlen, 0,
+	       NLA_ALIGN(a->nla_len) - a->nla_len);
+	*len += NLA_ALIGN(a->nla_len);
+}
+
+static size_t put_hdr(struct nlop *o, char *buf, uint16_t type, uint8_t cmd,
+		      uint16_t flags)
+{
+	struct nlmsghdr *h = (struct nlmsghdr *)buf;
+	struct genlmsghdr *g = NLMSG_DATA(h);
+
+	memset(buf, 0, NLMSG_HDRLEN + GENL_HDRLEN);
+	h->nlmsg_type = type;
+	h->nlmsg_flags = flags;
+	h->nlmsg_seq = ++o->seq;
+	g->cmd = cmd;
+	g->version = type == GENL_ID_CTRL ? 1 : BLKFLOOR_FAMILY_VERSION;
+	return NLMSG_HDRLEN + GENL_HDRLEN;
+}
+
+static int send_msg(struct nlop *o, char *buf, size_t len)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+
+	((struct nlmsghdr *)buf)->nlmsg_len = len;
+	if (sendto(o->fd, buf, len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -errno;
+	return 0;
+}
+
+#define for_each_attr(a, start, len)					\
+	for (a = (struct nlattr *)(start);				\
+	     (char *)a + NLA_HDRLEN <= (char *)(start) + (len) &&	\
+	     a->nla_len >= NLA_HDRLEN &&				\
+	     (char *)a + a->nla_len <= (char *)(start) + (len);		\
+	     a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len)))
+
+static unsigned int atype(const struct nlattr *a)
+{
+	return a->nla_type & NLA_TYPE_MASK;	/* without NLA_F_NESTED */
+}
+
+static void *adata(struct nlattr *a)
+{
+	return (char *)a + NLA_HDRLEN;
+}
+
+static uint64_t aget(struct nlattr *a)
+{
+	uint64_t v = 0;
+	size_t n = a->nla_len - NLA_HDRLEN;
+
+	switch (n) {
+	case 1: v = *(uint8_t *)adata(a); break;
+	case 2: v = *(uint16_t *)adata(a); break;
+	case 4: v = *(uint32_t *)adata(a); break;
+	case 8: memcpy(&v, adata(a), 8); break;
+	}
+	return v;
+}
+
+/* A reply from the blkfloor family: print what matters. */
+static void show(struct nlop *o, struct nlmsghdr *h)
+{
+	struct genlmsghdr *g = NLMSG_DATA(h);
+	int len = h->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
+	struct nlattr *a, *b;
+
+	if (g->cmd == BLKFLOOR_CMD_INTERVAL_GET) {
+		for_each_attr(a, (char *)g + GENL_HDRLEN, len) {
+			if (atype(a) != BLKFLOOR_A_INTERVAL)
+				continue;
+			for_each_attr(b, adata(a), a->nla_len - NLA_HDRLEN) {
+				if (atype(b) != BLKFLOOR_IV_A_INDEX)
+					continue;
+				if (o->first < 0)
+					o->first = aget(b);
+				o->last = aget(b);
+			}
+		}
+		o->nmsg++;
+		return;
+	}
+	if (h->nlmsg_flags & NLM_F_MULTI) {
+		o->nmsg++;
+		return;
+	}
+	for_each_attr(a, (char *)g + GENL_HDRLEN, len) {
+		static const char *const names[] = {
+			[BLKFLOOR_A_RUN_ID] = "id",
+			[BLKFLOOR_A_STATE] = "state",
+			[BLKFLOOR_A_ERRNO] = "errno",
+			[BLKFLOOR_A_INTERVALS] = "intervals",
+			[BLKFLOOR_A_DROPPED] = "dropped",
+			[BLKFLOOR_A_RING] = "ring",
+			[BLKFLOOR_A_BYTES] = "bytes",
+			[BLKFLOOR_A_OWNER_PORTID] = "owner",
+		};
+
+		if (atype(a) == BLKFLOOR_A_VERSION) {
+			printf("version=%.*s\n", a->nla_len - NLA_HDRLEN - 1,
+			       (char *)adata(a));
+		} else if (atype(a) == BLKFLOOR_A_CAPS) {
+			printf("caps=yes\n");
+		} else if (atype(a) < sizeof(names) / sizeof(names[0]) &&
+			   names[atype(a)]) {
+			if (atype(a) == BLKFLOOR_A_ERRNO)
+				printf("errno=%d\n", (int32_t)aget(a));
+			else
+				printf("%s=%llu\n", names[atype(a)],
+				       (unsigned long long)aget(a));
+		}
+	}
+}
+
+/*
+ * Read the answers to the last request until its ack, error or DONE.
+ * Return: the kernel's error (0 for success), -ETIMEDOUT, or a socket error.
+ */
+static int drain(struct nlop *o)
+{
+	struct pollfd p = { .fd = o->fd, .events = POLLIN };
+
+	for (;;) {
+		struct nlmsghdr *h;
+		ssize_t n;
+
+		if (poll(&p, 1, 30000) <= 0)
+			return -ETIMEDOUT;
+		n = recv(o->fd, rbuf, sizeof(rbuf), 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		for (h = (struct nlmsghdr *)rbuf; NLMSG_OK(h, n);
+		     h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_seq != o->seq)
+				continue;
+			if (h->nlmsg_type == NLMSG_ERROR)
+				return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+			if (h->nlmsg_type == NLMSG_DONE) {
+				int err = 0;
+
+				if (h->nlmsg_len >= NLMSG_HDRLEN + sizeof(int))
+					memcpy(&err, NLMSG_DATA(h), sizeof(err));
+				return err;
+			}
+			if (h->nlmsg_type == o->family)
+				show(o, h);
+		}
+	}
+}
+
+/* Family id and events group id, through the controller (unprivileged). */
+static int resolve(struct nlop *o)
+{
+	char buf[256];
+	size_t len = put_hdr(o, buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
+			     NLM_F_REQUEST);
+	struct nlmsghdr *h;
+	ssize_t n;
+	int ret;
+
+	put_attr(buf, &len, CTRL_ATTR_FAMILY_NAME, BLKFLOOR_FAMILY_NAME,
+		 sizeof(BLKFLOOR_FAMILY_NAME));
+	ret = send_msg(o, buf, len);
+	if (ret)
+		return ret;
+	n = recv(o->fd, rbuf, sizeof(rbuf), 0);
+	if (n < 0)
+		return -errno;
+	for (h = (struct nlmsghdr *)rbuf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+		struct nlattr *a, *grp, *b;
+
+		if (h->nlmsg_type == NLMSG_ERROR)
+			return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+		for_each_attr(a, (char *)NLMSG_DATA(h) + GENL_HDRLEN,
+			      h->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN) {
+			if (atype(a) == CTRL_ATTR_FAMILY_ID)
+				o->family = aget(a);
+			if (atype(a) != CTRL_ATTR_MCAST_GROUPS)
+				continue;
+			for_each_attr(grp, adata(a), a->nla_len - NLA_HDRLEN) {
+				uint32_t id = 0;
+				int match = 0;
+
+				for_each_attr(b, adata(grp),
+					      grp->nla_len - NLA_HDRLEN) {
+					if (atype(b) == CTRL_ATTR_MCAST_GRP_ID)
+						id = aget(b);
+					if (atype(b) == CTRL_ATTR_MCAST_GRP_NAME &&
+					    !strcmp(adata(b), BLKFLOOR_MCGRP_EVENTS))
+						match = 1;
+				}
+				if (match)
+					o->mcgrp = id;
+			}
+		}
+	}
+	return o->family ? 0 : -ENOENT;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: nlop info | caps DEV | start DEV [KEY=VAL...] |\n"
+		"            stop ID | get ID | list | dump ID [FROM] | join\n");
+	return 1;
+}
+
+/* RUN_START attributes from KEY=VAL words. */
+static int put_start(char *buf, size_t *len, int argc, char **argv)
+{
+	uint32_t flags = 0, v32;
+	uint64_t v64;
+	uint8_t op = BLKFLOOR_OP_READ;
+	int owner = 0, i;
+
+	put_attr(buf, len, BLKFLOOR_A_DEV_PATH, argv[0], strlen(argv[0]) + 1);
+	for (i = 1; i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+		unsigned long long n;
+
+		if (!eq)
+			return -1;
+		*eq++ = 0;
+		n = strtoull(eq, NULL, 0);
+		if (!strcmp(argv[i], "op")) {
+			if (!strcmp(eq, "write")) {
+				op = BLKFLOOR_OP_WRITE;
+				flags |= BLKFLOOR_F_DESTRUCTIVE;
+			} else if (strcmp(eq, "read")) {
+				return -1;
+			}
+		} else if (!strcmp(argv[i], "time_ms")) {
+			v64 = n * 1000000ULL;
+			put_attr(buf, len, BLKFLOOR_A_MAX_TIME_NS, &v64, 8);
+		} else if (!strcmp(argv[i], "interval_us")) {
+			v64 = n * 1000ULL;
+			put_attr(buf, len, BLKFLOOR_A_INTERVAL_NS, &v64, 8);
+		} else if (!strcmp(argv[i], "ring")) {
+			v32 = n;
+			put_attr(buf, len, BLKFLOOR_A_RING, &v32, 4);
+		} else if (!strcmp(argv[i], "qd")) {
+			v32 = n;
+			put_attr(buf, len, BLKFLOOR_A_QD, &v32, 4);
+		} else if (!strcmp(argv[i], "bs")) {
+			v32 = n;
+			put_attr(buf, len, BLKFLOOR_A_BS, &v32, 4);
+		} else if (!strcmp(argv[i], "owner")) {
+			owner = !!n;
+		} else {
+			return -1;
+		}
+	}
+	if (owner)
+		flags |= BLKFLOOR_F_OWNER;
+	put_attr(buf, len, BLKFLOOR_A_OP, &op, 1);
+	put_attr(buf, len, BLKFLOOR_A_FLAGS, &flags, 4);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static char buf[4096];
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct nlop o = { .first = -1, .last = -1 };
+	const char *op;
+	size_t len;
+	uint32_t id;
+	int ret;
+
+	if (argc < 2)
+		return usage();
+	op = argv[1];
+	o.fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (o.fd < 0 || bind(o.fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		perror("nlop: netlink socket");
+		return 1;
+	}
+	ret = resolve(&o);
+	if (ret) {
+		fprintf(stderr, "nlop: family %s: %s\n", BLKFLOOR_FAMILY_NAME,
+			strerror(-ret));
+		return 1;
+	}
+
+	if (!strcmp(op, "join")) {
+		if (!o.mcgrp) {
+			fprintf(stderr, "nlop: no group %s\n", BLKFLOOR_MCGRP_EVENTS);
+			return 1;
+		}
+		ret = setsockopt(o.fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP,
+				 &o.mcgrp, sizeof(o.mcgrp)) ? -errno : 0;
+		printf("group=%u\nresult=%d\n", o.mcgrp, ret);
+		return 0;
+	}
+
+	if (!strcmp(op, "info") && argc == 2) {
+		len = put_hdr(&o, buf, o.family, BLKFLOOR_CMD_INFO_GET,
+			      NLM_F_REQUEST | NLM_F_ACK);
+	} else if (!strcmp(op, "caps") && argc == 3) {
+		len = put_hdr(&o, buf, o.family, BLKFLOOR_CMD_DEV_CAPS,
+			      NLM_F_REQUEST | NLM_F_ACK);
+		put_attr(buf, &len, BLKFLOOR_A_DEV_PATH, argv[2],
+			 strlen(argv[2]) + 1);
+	} else if (!strcmp(op, "start") && argc >= 3) {
+		len = put_hdr(&o, buf, o.family, BLKFLOOR_CMD_RUN_START,
+			      NLM_F_REQUEST | NLM_F_ACK);
+		if (put_start(buf, &len, argc - 2, argv + 2))
+			return usage();
+	} else if ((!strcmp(op, "stop") || !strcmp(op, "get")) && argc == 3) {
+		len = put_hdr(&o, buf, o.family,
+			      op[0] == 's' ? BLKFLOOR_CMD_RUN_STOP :
+					     BLKFLOOR_CMD_RUN_GET,
+			      NLM_F_REQUEST | NLM_F_ACK);
+		id = strtoul(argv[2], NULL, 0);
+		put_attr(buf, &len, BLKFLOOR_A_RUN_ID, &id, 4);
+	} else if (!strcmp(op, "list") && argc == 2) {
+		len = put_hdr(&o, buf, o.family, BLKFLOOR_CMD_RUN_GET,
+			      NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP);
+	} else if (!strcmp(op, "dump") && (argc == 3 || argc == 4)) {
+		len = put_hdr(&o, buf, o.family, BLKFLOOR_CMD_INTERVAL_GET,
+			      NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP);
+		id = strtoul(argv[2], NULL, 0);
+		put_attr(buf, &len, BLKFLOOR_A_RUN_ID, &id, 4);
+		if (argc == 4) {
+			id = strtoul(argv[3], NULL, 0);
+			put_attr(buf, &len, BLKFLOOR_A_FROM_INDEX, &id, 4);
+		}
+	} else {
+		return usage();
+	}
+
+	ret = send_msg(&o, buf, len);
+	if (ret) {
+		fprintf(stderr, "nlop: send: %s\n", strerror(-ret));
+		return 1;
+	}
+	ret = drain(&o);
+	if (ret == -ETIMEDOUT) {
+		fprintf(stderr, "nlop: no answer in 30 s\n");
+		return 1;
+	}
+	if (!strcmp(op, "list"))
+		printf("runs=%lu\n", o.nmsg);
+	if (!strcmp(op, "dump"))
+		printf("intervals=%lu\nfirst=%ld\nlast=%ld\n", o.nmsg, o.first,
+		       o.last);
+	printf("result=%d\n", ret);
+	return 0;
+}
