@@ -89,6 +89,8 @@ if [ -f selftests/vm/test_drivemodel.py ]; then
 	suite "drive models" python3 selftests/vm/test_drivemodel.py --ktap
 fi
 suite "static checks" scripts/static-checks.sh
+suite "docs" scripts/check-docs.sh
+suite "install" scripts/test-install.sh
 suite "spec renders the uapi header" python3 selftests/kmod/spec_check.py
 
 # ---- guests -------------------------------------------------------------
