@@ -7,12 +7,12 @@
  * interval; each interval's rate is the true rate times (1 + e), e with a
  * relative standard deviation sigma made of two independent parts:
  *
- *  - link noise, BF_ATTRIB_LINK_NOISE = 10 %: completion timing jitter of
+ *  - link noise, BF_ATTRIB_LINK_NOISE = 15 %: completion timing jitter of
  *    the host, the bridge and the emulator. Real links are far steadier
  *    (the brief's reads held a stdev of ~6 MB/s at several hundred MB/s,
- *    about 1 %); a QEMU TCG guest reading a USB disk capped at 40 MB/s
- *    showed a few per cent besides the quantisation below (see
- *    selftests/tests/model/005).
+ *    about 1 %); a QEMU TCG guest reading a UAS disk capped at 40 MB/s on
+ *    a busy 2-core host showed interquartile spreads of 9-18 % (sd up to
+ *    ~13 %) besides quantisation (selftests/tests/model/005), so 15 %.
  *  - quantisation: completions are counted whole, and they come in quanta:
  *    the request size, or larger where the block layer merges sequential
  *    requests (a USB 3 usb-storage disk completes 128 KiB bios 1 MiB at a
@@ -24,11 +24,11 @@
  *    requests completing one by one, only one count in eight would be a
  *    multiple of 1 MiB by chance).
  *
- *    sigma = sqrt(0.10^2 + (1/k)^2)
+ *    sigma = sqrt(0.15^2 + (1/k)^2)
  *
  * The curve's spread is its interquartile range relative to the median,
  * (p75 - p25) / median; for normally distributed noise it is 1.349 sigma.
- * A curve swings (is erratic) when that exceeds 2 sigma (20 % of the
+ * A curve swings (is erratic) when that exceeds 2 sigma (30 % of the
  * median for large k): the margin of 0.65 sigma is about two standard
  * errors of the IQR of 20 intervals. The quartiles ignore the lowest and
  * highest quarter of the intervals, so stalls of the host or emulator that

@@ -25,7 +25,7 @@
  * Relative per-interval noise a steady link may show (sd / level), before
  * the request quantisation term. See attrib.c for where it comes from.
  */
-#define BF_ATTRIB_LINK_NOISE	0.10
+#define BF_ATTRIB_LINK_NOISE	0.15
 
 enum bf_verdict {
 	BF_VERDICT_NONE,	/* both steady: no fault to attribute */

@@ -339,7 +339,7 @@ BLKFLOOR_COMMAND(stability, "DEV --yes-destroy-data [options] | --from-traces RE
 	"writes swinging: the fault is in the drive (verdict drive); reads swing\n"
 	"too: the cable, bridge or host (link); both steady: none. A curve swings\n"
 	"when its p25..p75 spread exceeds 2 sd of the noise a steady link shows\n"
-	"(10 %, plus one completion per interval); each needs 8 intervals or more.\n"
+	"(15 %, plus one completion per interval); each needs 8 intervals or more.\n"
 	"  --size SIZE       bytes to read, then write (default 256MB, capped to\n"
 	"                    the device)\n"
 	"  --offset SIZE     start of the region (default 0)\n"

@@ -83,7 +83,7 @@ TEST(stats_of_known_values)
 	EXPECT_LT(fabs(st.spread_rel - 4.5 / 5.5), 1e-9);
 	/* no quantum in these byte counts: the link noise alone, 2 sigma */
 	EXPECT_EQ(0.0, st.quantum);
-	EXPECT_LT(fabs(st.limit_rel - 0.20), 1e-12);
+	EXPECT_LT(fabs(st.limit_rel - 2 * BF_ATTRIB_LINK_NOISE), 1e-12);
 	EXPECT_TRUE(st.erratic);
 	bf_series_free(&s);
 }
@@ -122,11 +122,16 @@ TEST(too_few_intervals)
 	bf_series_free(&s);
 }
 
-/* Steady reads, erratic FTL writes: the drive, at every noise level. */
+/*
+ * Steady reads, erratic FTL writes: the drive, at every noise level. From
+ * 50 intervals: in 20, a random-dwell oscillation can stay on one level
+ * for more than three quarters of the run, which the quartiles (by design)
+ * do not call a swing.
+ */
 TEST(verdict_drive)
 {
 	static const double noise[] = { 0, 0.01, 0.02, 0.05, 0.08 };
-	static const size_t lens[] = { 20, 50, 300 };
+	static const size_t lens[] = { 50, 300 };
 	struct bf_attrib a;
 	unsigned int i, k, seed;
 
@@ -164,10 +169,10 @@ TEST(verdict_drive_cache_step)
 	EXPECT_TRUE(a.wr.erratic);
 }
 
-/* Both steady: no fault, and no false alarm up to 8 % noise. */
+/* Both steady: no fault, and no false alarm up to 12 % noise. */
 TEST(verdict_none)
 {
-	static const double noise[] = { 0, 0.01, 0.02, 0.05, 0.08 };
+	static const double noise[] = { 0, 0.01, 0.02, 0.05, 0.08, 0.12 };
 	static const size_t lens[] = { 20, 50, 300 };
 	struct bf_attrib a;
 	unsigned int i, k, seed;
@@ -233,18 +238,18 @@ TEST(verdict_link_reads_only)
 	EXPECT_NE(NULL, strstr(a.explain, "the swing is on the read path"));
 }
 
-/* Noise well past the model's 10 % is a swing, by design. */
+/* Noise well past the model's 15 % is a swing, by design. */
 TEST(noise_beyond_the_model_swings)
 {
 	struct bf_attrib a;
 	unsigned int seed, swings = 0;
 
 	for (seed = 1; seed <= 20; seed++) {
-		ASSERT_EQ(0, verdict(BF_SYN_STEADY, BF_SYN_STEADY, 0.25, 300,
+		ASSERT_EQ(0, verdict(BF_SYN_STEADY, BF_SYN_STEADY, 0.35, 300,
 				     seed, &a));
 		swings += a.rd.erratic && a.wr.erratic;
 	}
-	/* 1.349 * 25 % = 34 % spread against a 20 % limit: every time */
+	/* 1.349 * 35 % = 47 % spread against a 30 % limit: every time */
 	EXPECT_EQ(20U, swings);
 }
 
