@@ -14,9 +14,19 @@
  *   list                    RUN_GET (dump)
  *   dump ID [FROM]          INTERVAL_GET (dump)
  *   join                    join the "events" multicast group
+ *   cycles N DEV...         start/stop race loop: until N runs started (at
+ *                           most 8N tries), on random DEVs: RUN_START
+ *                           (read or write, every 4th owned by a socket
+ *                           closed at once), a 0-4 ms pause, RUN_STOP of
+ *                           it (its reply must not say running) and of
+ *                           the id before it. Prints ok=, busy=
+ *                           (-EBUSY), bad= (any other answer, each also
+ *                           on stderr); exit 1 when bad > 0
+ *   reader SECONDS          list, get and dump random run ids in a loop;
+ *                           prints rounds=, bad=; exit 1 when bad > 0
  *
  * Output: "key=value" lines (id, state, intervals, dropped, ring, bytes for
- * runs; runs=N for list; intervals=N first=I last=I for dump), then
+ * runs; runs=N running=N for list; intervals=N first=I last=I for dump), then
  * "result=E" where E is 0 or the negative errno the kernel (or, for join,
  * setsockopt) returned. Exit 0 when an answer came, 1 when the request
  * could not be made at all (no family, socket error, bad usage).
@@ -27,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <linux/genetlink.h>
@@ -44,8 +55,11 @@ struct nlop {
 	uint16_t family;
 	uint32_t mcgrp;
 	uint32_t seq;
+	int quiet;		/* loops: no key=value output */
+	uint32_t id;		/* RUN_ID of the last run reply */
+	int state;		/* STATE of the last run reply */
 	/* dump bookkeeping */
-	unsigned long nmsg;
+	unsigned long nmsg, running;
 	long first, last;
 };
 
@@ -143,10 +157,20 @@ static void show(struct nlop *o, struct nlmsghdr *h)
 		return;
 	}
 	if (h->nlmsg_flags & NLM_F_MULTI) {
+		for_each_attr(a, (char *)g + GENL_HDRLEN, len)
+			if (atype(a) == BLKFLOOR_A_STATE &&
+			    aget(a) == BLKFLOOR_STATE_RUNNING)
+				o->running++;
 		o->nmsg++;
 		return;
 	}
 	for_each_attr(a, (char *)g + GENL_HDRLEN, len) {
+		if (atype(a) == BLKFLOOR_A_RUN_ID)
+			o->id = aget(a);
+		if (atype(a) == BLKFLOOR_A_STATE)
+			o->state = aget(a);
+		if (o->quiet)
+			continue;
 		static const char *const names[] = {
 			[BLKFLOOR_A_RUN_ID] = "id",
 			[BLKFLOOR_A_STATE] = "state",
@@ -265,7 +289,8 @@ static int resolve(struct nlop *o)
 static int usage(void)
 {
 	fprintf(stderr, "usage: nlop info | caps DEV | start DEV [KEY=VAL...] |\n"
-		"            stop ID | get ID | list | dump ID [FROM] | join\n");
+		"            stop ID | get ID | list | dump ID [FROM] | join |\n"
+		"            cycles N DEV... | reader SECONDS\n");
 	return 1;
 }
 
@@ -321,6 +346,142 @@ static int put_start(char *buf, size_t *len, int argc, char **argv)
 	return 0;
 }
 
+static int open_sock(struct nlop *o)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+
+	o->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (o->fd < 0 || bind(o->fd, (struct sockaddr *)&sa, sizeof(sa)))
+		return -errno;
+	return 0;
+}
+
+/* One request with a u32 RUN_ID, quietly. */
+static int req_id(struct nlop *o, uint8_t cmd, uint16_t flags, uint32_t id)
+{
+	char buf[128];
+	size_t len = put_hdr(o, buf, o->family, cmd,
+			     NLM_F_REQUEST | NLM_F_ACK | flags);
+	int ret;
+
+	put_attr(buf, &len, BLKFLOOR_A_RUN_ID, &id, 4);
+	ret = send_msg(o, buf, len);
+	return ret ? ret : drain(o);
+}
+
+static int start_quiet(struct nlop *o, const char *dev, int write, int owner)
+{
+	char buf[512], a1[] = "op=write", a2[] = "op=read", a3[] = "time_ms=3000",
+	     a4[] = "qd=8", a5[] = "owner=1";
+	char *argv[] = { (char *)dev, write ? a1 : a2, a3, a4, a5 };
+	size_t len = put_hdr(o, buf, o->family, BLKFLOOR_CMD_RUN_START,
+			     NLM_F_REQUEST | NLM_F_ACK);
+	int ret;
+
+	put_start(buf, &len, owner ? 5 : 4, argv);
+	o->id = 0;
+	ret = send_msg(o, buf, len);
+	return ret ? ret : drain(o);
+}
+
+static int cycles(struct nlop *o, unsigned long n, int ndev, char **devs)
+{
+	unsigned long ok = 0, busy = 0, bad = 0, tries;
+	uint64_t rng = getpid();
+	uint32_t id;
+
+	o->quiet = 1;
+	for (tries = 0; ok < n && tries < 8 * n; tries++) {
+		struct nlop own = *o;
+		struct nlop *s = o;
+		int owner = tries % 4 == 3, ret;
+		const char *dev;
+
+		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		dev = devs[(rng >> 33) % ndev];
+		if (owner) {
+			/* Its own socket, closed right after the start. */
+			if (open_sock(&own))
+				return 1;
+			s = &own;
+		}
+		ret = start_quiet(s, dev, tries & 1, owner);
+		if (owner)
+			close(own.fd);
+		if (ret == -EBUSY) {
+			busy++;
+			continue;
+		}
+		if (ret || !s->id) {
+			fprintf(stderr, "start %s: %d\n", dev, ret);
+			bad++;
+			continue;
+		}
+		ok++;
+		if (!owner)
+			usleep((rng >> 40) % 5000);
+		id = s->id;
+		o->state = -1;
+		ret = req_id(o, BLKFLOOR_CMD_RUN_STOP, 0, id);
+		if (ret) {
+			fprintf(stderr, "stop %u: %d\n", id, ret);
+			bad++;
+		} else if (o->state == BLKFLOOR_STATE_RUNNING) {
+			/* RUN_STOP returns once the run has drained. */
+			fprintf(stderr, "run %u still running after RUN_STOP returned\n",
+				id);
+			bad++;
+		}
+		/* Often the other client's run: running, ended or freed. */
+		ret = req_id(o, BLKFLOOR_CMD_RUN_STOP, 0, id - 1);
+		if (ret && ret != -ENOENT && id > 1) {
+			fprintf(stderr, "stop %u: %d\n", id - 1, ret);
+			bad++;
+		}
+	}
+	printf("ok=%lu\nbusy=%lu\nbad=%lu\n", ok, busy, bad);
+	return bad ? 1 : 0;
+}
+
+static int reader(struct nlop *o, unsigned int seconds)
+{
+	unsigned long rounds = 0, bad = 0;
+	uint32_t maxid = 1;
+	time_t end = time(NULL) + seconds;
+	int ret;
+
+	o->quiet = 1;
+	while (time(NULL) < end) {
+		char buf[64];
+		size_t len = put_hdr(o, buf, o->family, BLKFLOOR_CMD_RUN_GET,
+				     NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP);
+		uint32_t id = 1 + rand() % (maxid + 8);
+
+		rounds++;
+		ret = send_msg(o, buf, len);
+		if (!ret)
+			ret = drain(o);
+		if (ret) {
+			fprintf(stderr, "list: %d\n", ret);
+			bad++;
+		}
+		ret = req_id(o, BLKFLOOR_CMD_RUN_GET, 0, id);
+		if (!ret && o->id > maxid)
+			maxid = o->id;
+		if (ret && ret != -ENOENT) {
+			fprintf(stderr, "get %u: %d\n", id, ret);
+			bad++;
+		}
+		ret = req_id(o, BLKFLOOR_CMD_INTERVAL_GET, NLM_F_DUMP, id);
+		if (ret && ret != -ENOENT) {
+			fprintf(stderr, "dump %u: %d\n", id, ret);
+			bad++;
+		}
+	}
+	printf("rounds=%lu\nbad=%lu\n", rounds, bad);
+	return bad ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static char buf[4096];
@@ -345,6 +506,11 @@ int main(int argc, char **argv)
 			strerror(-ret));
 		return 1;
 	}
+
+	if (!strcmp(op, "cycles") && argc >= 4)
+		return cycles(&o, strtoul(argv[2], NULL, 0), argc - 3, argv + 3);
+	if (!strcmp(op, "reader") && argc == 3)
+		return reader(&o, strtoul(argv[2], NULL, 0));
 
 	if (!strcmp(op, "join")) {
 		if (!o.mcgrp) {
@@ -404,7 +570,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (!strcmp(op, "list"))
-		printf("runs=%lu\n", o.nmsg);
+		printf("runs=%lu\nrunning=%lu\n", o.nmsg, o.running);
 	if (!strcmp(op, "dump"))
 		printf("intervals=%lu\nfirst=%ld\nlast=%ld\n", o.nmsg, o.first,
 		       o.last);
