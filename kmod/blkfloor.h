@@ -240,6 +240,7 @@ int blkfloor_target_put_caps(struct sk_buff *skb, struct nlattr *path,
 int blkfloor_engine_init(struct blkfloor_run *run);
 void blkfloor_engine_free(struct blkfloor_run *run);
 int blkfloor_run_start(struct blkfloor_run *run);
+void blkfloor_run_end_unstarted(struct blkfloor_run *run);
 
 /* netlink.c */
 int blkfloor_nl_init(void);

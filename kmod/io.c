@@ -468,6 +468,23 @@ static void blkfloor_sleep(struct blkfloor_run *run, bool running)
 	__set_current_state(TASK_RUNNING);
 }
 
+/* Publish a run's final state and totals, then tell the listeners. */
+static void blkfloor_run_publish_end(struct blkfloor_run *run, u8 state,
+				     int err, u64 elapsed_ns)
+{
+	struct blkfloor_engine *eng = &run->eng;
+
+	spin_lock(&run->lock);
+	run->state = state;
+	run->err = err;
+	run->elapsed_ns = elapsed_ns;
+	run->bytes = eng->bytes_total;
+	run->ios = eng->ios_total;
+	run->errors = eng->errors_total;
+	spin_unlock(&run->lock);
+	blkfloor_nl_notify_end(run);
+}
+
 static int blkfloor_thread(void *data)
 {
 	struct blkfloor_run *run = data;
@@ -500,16 +517,23 @@ static int blkfloor_thread(void *data)
 		err = eng->first_err ?: -EIO;
 	}
 
-	spin_lock(&run->lock);
-	run->state = state;
-	run->err = err;
-	run->elapsed_ns = now - eng->t0;
-	run->bytes = eng->bytes_total;
-	run->ios = eng->ios_total;
-	run->errors = eng->errors_total;
-	spin_unlock(&run->lock);
-	blkfloor_nl_notify_end(run);
+	blkfloor_run_publish_end(run, state, err, now - eng->t0);
 	return 0;
+}
+
+/**
+ * blkfloor_run_end_unstarted() - end a run whose kthread never ran
+ * @run: the run; kthread_stop() returned -EINTR for its kthread
+ *
+ * A stop (or an unload) that reaches kthread_stop() before the new kthread
+ * was first scheduled keeps the thread function from ever running, so the
+ * run's own end never happens: no bio was submitted, but the device is
+ * still open and the run still says RUNNING. Release and publish it here.
+ */
+void blkfloor_run_end_unstarted(struct blkfloor_run *run)
+{
+	blkfloor_target_close(run);
+	blkfloor_run_publish_end(run, BLKFLOOR_STATE_STOPPED, 0, 0);
 }
 
 /**

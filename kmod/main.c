@@ -134,7 +134,9 @@ void blkfloor_run_stop(struct blkfloor_run *run)
 	mutex_lock(&run->stop_lock);
 	if (run->task && !run->stopped) {
 		WRITE_ONCE(run->stop_req, true);
-		kthread_stop(run->task);
+		/* -EINTR: stopped before it ever ran (see there). */
+		if (kthread_stop(run->task) == -EINTR)
+			blkfloor_run_end_unstarted(run);
 		run->stopped = true;
 	}
 	mutex_unlock(&run->stop_lock);
