@@ -158,6 +158,37 @@ struct blkfloor_engine {
 };
 
 /**
+ * struct blkfloor_run_pub - what a run publishes to readers
+ * @state: enum blkfloor_state
+ * @err: negative errno when FAILED
+ * @elapsed_ns: run time, set when the run ends
+ * @bytes: bytes completed, as of the last closed interval or the end
+ * @ios: I/Os completed, likewise
+ * @errors: failed I/Os, likewise
+ * @mismatches: verify failures
+ * @nr_mismatch_lba: valid entries of @mismatch_lba
+ * @mismatch_lba: the first mismatching LBAs (512-byte sectors)
+ * @closed: intervals closed so far
+ * @dropped: closed intervals overwritten before anyone read them
+ *
+ * Written by the run's kthread and read by netlink, both under run->lock;
+ * readers copy it whole.
+ */
+struct blkfloor_run_pub {
+	u8 state;
+	int err;
+	u64 elapsed_ns;
+	u64 bytes;
+	u64 ios;
+	u64 errors;
+	u64 mismatches;
+	u32 nr_mismatch_lba;
+	u64 mismatch_lba[BLKFLOOR_MISMATCH_LBAS];
+	u32 closed;
+	u32 dropped;
+};
+
+/**
  * struct blkfloor_run - one run
  * @node: on the module's list of runs, oldest first
  * @kref: the list holds one reference, every user another
@@ -174,18 +205,8 @@ struct blkfloor_engine {
  * @stopped: kthread_stop() was called (under @stop_lock)
  * @done: completed I/Os, pushed by bi_end_io
  * @eng: engine state, kthread only
- * @lock: protects everything below (taken per interval, never per I/O)
- * @state: enum blkfloor_state
- * @err: negative errno when FAILED
- * @elapsed_ns: run time once ended
- * @bytes: bytes completed, as of the last closed interval
- * @ios: I/Os completed, as of the last closed interval
- * @errors: I/Os failed, as of the last closed interval
- * @mismatches: verify failures
- * @nr_mismatch_lba: entries in @mismatch_lba
- * @mismatch_lba: first mismatching LBAs (512-byte sectors)
- * @closed: intervals closed
- * @dropped: intervals overwritten in the ring before anyone saw them
+ * @lock: protects @pub and @ring (taken per interval, never per I/O)
+ * @pub: the state and totals readers see
  * @ring: the last @p.ring closed intervals; interval i is at i % @p.ring
  */
 struct blkfloor_run {
@@ -205,18 +226,8 @@ struct blkfloor_run {
 	struct llist_head done;
 	struct blkfloor_engine eng;
 
-	spinlock_t lock; /* published state, ring */
-	u8 state;
-	int err;
-	u64 elapsed_ns;
-	u64 bytes;
-	u64 ios;
-	u64 errors;
-	u64 mismatches;
-	u32 nr_mismatch_lba;
-	u64 mismatch_lba[BLKFLOOR_MISMATCH_LBAS];
-	u32 closed;
-	u32 dropped;
+	spinlock_t lock; /* pub, ring */
+	struct blkfloor_run_pub pub;
 	struct blkfloor_iv *ring;
 };
 

@@ -185,9 +185,9 @@ static void blkfloor_verify_check(struct blkfloor_run *run,
 			if (!blkfloor_verify_ok(base + off, lbs, lba,
 						run->p.seed)) {
 				spin_lock(&run->lock);
-				if (run->nr_mismatch_lba < BLKFLOOR_MISMATCH_LBAS)
-					run->mismatch_lba[run->nr_mismatch_lba++] = lba;
-				run->mismatches++;
+				if (run->pub.nr_mismatch_lba < BLKFLOOR_MISMATCH_LBAS)
+					run->pub.mismatch_lba[run->pub.nr_mismatch_lba++] = lba;
+				run->pub.mismatches++;
 				spin_unlock(&run->lock);
 			}
 			lba += lbs >> SECTOR_SHIFT;
@@ -302,14 +302,14 @@ static void blkfloor_close_interval(struct blkfloor_run *run, u64 end)
 
 	spin_lock(&run->lock);
 	slot = &run->ring[iv.index % run->p.ring];
-	if (run->closed >= run->p.ring && !slot->seen)
-		run->dropped++;
+	if (run->pub.closed >= run->p.ring && !slot->seen)
+		run->pub.dropped++;
 	old = *slot;
 	*slot = iv;
-	run->closed = iv.index + 1;
-	run->bytes = eng->bytes_total;
-	run->ios = eng->ios_total;
-	run->errors = eng->errors_total;
+	run->pub.closed = iv.index + 1;
+	run->pub.bytes = eng->bytes_total;
+	run->pub.ios = eng->ios_total;
+	run->pub.errors = eng->errors_total;
 	spin_unlock(&run->lock);
 	blkfloor_iv_release(&old);
 
@@ -475,12 +475,12 @@ static void blkfloor_run_publish_end(struct blkfloor_run *run, u8 state,
 	struct blkfloor_engine *eng = &run->eng;
 
 	spin_lock(&run->lock);
-	run->state = state;
-	run->err = err;
-	run->elapsed_ns = elapsed_ns;
-	run->bytes = eng->bytes_total;
-	run->ios = eng->ios_total;
-	run->errors = eng->errors_total;
+	run->pub.state = state;
+	run->pub.err = err;
+	run->pub.elapsed_ns = elapsed_ns;
+	run->pub.bytes = eng->bytes_total;
+	run->pub.ios = eng->ios_total;
+	run->pub.errors = eng->errors_total;
 	spin_unlock(&run->lock);
 	blkfloor_nl_notify_end(run);
 }
@@ -507,7 +507,7 @@ static int blkfloor_thread(void *data)
 
 	/* Drained: close the last, partial interval unless it is empty. */
 	now = ktime_get_ns();
-	if (eng->acc->ios || eng->errors_total != run->errors)
+	if (eng->acc->ios || eng->errors_total != run->pub.errors)
 		blkfloor_close_interval(run, now);
 	dead = blkfloor_bdev_dead(run->bd.bdev);
 	blkfloor_target_close(run);
@@ -688,7 +688,7 @@ int blkfloor_run_start(struct blkfloor_run *run)
 	/* Held until the run is freed: kthread_stop() after a natural exit. */
 	get_task_struct(task);
 	run->task = task;
-	run->state = BLKFLOOR_STATE_RUNNING;
+	run->pub.state = BLKFLOOR_STATE_RUNNING;
 	run->start_real = ktime_get_real_ns();
 	eng->t0 = ktime_get_ns();
 	eng->iv_start = eng->t0;

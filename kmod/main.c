@@ -147,7 +147,7 @@ static bool blkfloor_run_ended(struct blkfloor_run *run)
 	bool ended;
 
 	spin_lock(&run->lock);
-	ended = run->state != BLKFLOOR_STATE_RUNNING;
+	ended = run->pub.state != BLKFLOOR_STATE_RUNNING;
 	spin_unlock(&run->lock);
 	return ended;
 }

@@ -17,36 +17,12 @@
 #define BLKFLOOR_IV_MSG_MAX	(NLMSG_GOODSIZE + \
 				 BLKFLOOR_HIST_NR * sizeof(struct blkfloor_hist_entry))
 
-/* What RUN_GET reports, copied under run->lock. */
-struct blkfloor_nl_snap {
-	u8 state;
-	int err;
-	u64 elapsed_ns;
-	u64 bytes;
-	u64 ios;
-	u64 errors;
-	u64 mismatches;
-	u32 nr_mismatch_lba;
-	u64 mismatch_lba[BLKFLOOR_MISMATCH_LBAS];
-	u32 closed;
-	u32 dropped;
-};
-
+/* What RUN_GET reports: the published state, copied under run->lock. */
 static void blkfloor_nl_snap(struct blkfloor_run *run,
-			     struct blkfloor_nl_snap *s)
+			     struct blkfloor_run_pub *s)
 {
 	spin_lock(&run->lock);
-	s->state = run->state;
-	s->err = run->err;
-	s->elapsed_ns = run->elapsed_ns;
-	s->bytes = run->bytes;
-	s->ios = run->ios;
-	s->errors = run->errors;
-	s->mismatches = run->mismatches;
-	s->nr_mismatch_lba = run->nr_mismatch_lba;
-	memcpy(s->mismatch_lba, run->mismatch_lba, sizeof(s->mismatch_lba));
-	s->closed = run->closed;
-	s->dropped = run->dropped;
+	*s = run->pub;
 	spin_unlock(&run->lock);
 	if (s->state == BLKFLOOR_STATE_RUNNING)
 		s->elapsed_ns = ktime_get_ns() - run->eng.t0;
@@ -92,7 +68,7 @@ static int blkfloor_nl_put_params(struct sk_buff *skb,
 static int blkfloor_nl_fill_run(struct sk_buff *skb, struct blkfloor_run *run,
 				u32 portid, u32 seq, int flags, u8 cmd)
 {
-	struct blkfloor_nl_snap s;
+	struct blkfloor_run_pub s;
 	void *hdr;
 	u32 i;
 
@@ -575,10 +551,10 @@ int blkfloor_nl_interval_get_dumpit(struct sk_buff *skb,
 		u32 oldest;
 
 		spin_lock(&run->lock);
-		oldest = run->closed > run->p.ring ?
-			 run->closed - run->p.ring : 0;
+		oldest = run->pub.closed > run->p.ring ?
+			 run->pub.closed - run->p.ring : 0;
 		idx = max(idx, oldest);
-		if (idx >= run->closed) {
+		if (idx >= run->pub.closed) {
 			spin_unlock(&run->lock);
 			break;
 		}
