@@ -82,6 +82,20 @@ static const struct unit *find_unit(const struct unit *u, const char *name)
 	return NULL;
 }
 
+/* A number and a unit from @table; -EINVAL for an unknown unit. */
+static int split_unit(const char *s, const struct unit *table, double *num,
+		      const struct unit **u, bool *frac)
+{
+	const char *unit;
+	int ret;
+
+	ret = split_number(s, num, &unit, frac);
+	if (ret)
+		return ret;
+	*u = find_unit(table, unit);
+	return *u ? 0 : -EINVAL;
+}
+
 static int scale(double num, double mult, uint64_t *out)
 {
 	double v = num * mult;
@@ -95,17 +109,13 @@ static int scale(double num, double mult, uint64_t *out)
 int bf_parse_size(const char *s, uint64_t *bytes)
 {
 	const struct unit *u;
-	const char *unit;
 	double num;
 	bool frac;
 	int ret;
 
-	ret = split_number(s, &num, &unit, &frac);
+	ret = split_unit(s, size_units, &num, &u, &frac);
 	if (ret)
 		return ret;
-	u = find_unit(size_units, unit);
-	if (!u)
-		return -EINVAL;
 	if (u->mult == 1 && frac)
 		return -EINVAL;		/* fractions of a byte */
 	if (u->mult == 1 && !frac) {
@@ -126,17 +136,13 @@ int bf_parse_size(const char *s, uint64_t *bytes)
 int bf_parse_duration(const char *s, uint64_t *ns)
 {
 	const struct unit *u;
-	const char *unit;
 	double num;
 	bool frac;
 	int ret;
 
-	ret = split_number(s, &num, &unit, &frac);
+	ret = split_unit(s, time_units, &num, &u, &frac);
 	if (ret)
 		return ret;
-	u = find_unit(time_units, unit);
-	if (!u)
-		return -EINVAL;
 	return scale(num, u->mult, ns);
 }
 
