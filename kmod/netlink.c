@@ -355,14 +355,21 @@ out_put_run:
 	return ret;
 }
 
+/* The run a request names, with a reference; ERR_PTR with an extack. */
 static struct blkfloor_run *blkfloor_nl_lookup(struct genl_info *info)
 {
 	struct nlattr *attr = info->attrs[BLKFLOOR_A_RUN_ID];
 	struct blkfloor_run *run;
 
+	if (GENL_REQ_ATTR_CHECK(info, BLKFLOOR_A_RUN_ID)) {
+		NL_SET_ERR_MSG(info->extack, "missing run id");
+		return ERR_PTR(-EINVAL);
+	}
 	run = blkfloor_run_get(nla_get_u32(attr));
-	if (!run)
+	if (!run) {
 		NL_SET_ERR_MSG_ATTR(info->extack, attr, "no such run");
+		return ERR_PTR(-ENOENT);
+	}
 	return run;
 }
 
@@ -399,13 +406,9 @@ int blkfloor_nl_run_stop_doit(struct sk_buff *skb, struct genl_info *info)
 	struct blkfloor_run *run;
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, BLKFLOOR_A_RUN_ID)) {
-		NL_SET_ERR_MSG(info->extack, "missing run id");
-		return -EINVAL;
-	}
 	run = blkfloor_nl_lookup(info);
-	if (!run)
-		return -ENOENT;
+	if (IS_ERR(run))
+		return PTR_ERR(run);
 	blkfloor_run_stop(run);
 	ret = blkfloor_nl_reply_run(run, info);
 	blkfloor_run_put(run);
@@ -424,13 +427,9 @@ int blkfloor_nl_run_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct blkfloor_run *run;
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, BLKFLOOR_A_RUN_ID)) {
-		NL_SET_ERR_MSG(info->extack, "missing run id");
-		return -EINVAL;
-	}
 	run = blkfloor_nl_lookup(info);
-	if (!run)
-		return -ENOENT;
+	if (IS_ERR(run))
+		return PTR_ERR(run);
 	ret = blkfloor_nl_reply_run(run, info);
 	blkfloor_run_put(run);
 	return ret;
