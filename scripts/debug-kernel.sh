@@ -5,12 +5,17 @@
 # lockdep (PROVE_LOCKING), DEBUG_ATOMIC_SLEEP, kmemleak and
 # FAIL_MAKE_REQUEST, cache it under build/debug-kernel/, install its
 # modules as /lib/modules/KVER (the guests run the host's root), and run
-# the whole guest suite on it. Not part of make check: the first build
-# takes a long time on two cores (later runs reuse the cached kernel).
+# the whole guest suite on it; --build-only stops after the install. Not
+# part of make check: the first build takes a long time on two cores
+# (later runs reuse the cached kernel).
 set -euo pipefail
+build_only=0
+if [ "${1:-}" = --build-only ]; then
+	build_only=1
+fi
 cd "$(dirname "$0")/.."
 top=$PWD
-scripts/deps.sh
+scripts/deps.sh flex bison libelf-dev libssl-dev dwarves rsync
 dir=$top/build/debug-kernel
 src=$dir/linux
 mkdir -p "$dir"
@@ -47,9 +52,10 @@ if [ ! -f "$dir/.config-done" ]; then
 	make -s olddefconfig
 	touch "$dir/.config-done"
 fi
-kver=$(make -s kernelrelease)
-echo "debug-kernel: building $kver (this takes a while)" >&2
+echo "debug-kernel: building (this takes a while)" >&2
 make -s -j"$(nproc)" bzImage modules
+# Only known once the build has synced the config (LOCALVERSION).
+kver=$(make -s kernelrelease)
 if [ ! -f "/boot/vmlinuz-$kver" ] || [ arch/x86/boot/bzImage -nt "/boot/vmlinuz-$kver" ]; then
 	make -s modules_install
 	cp arch/x86/boot/bzImage "/boot/vmlinuz-$kver"
@@ -57,4 +63,8 @@ if [ ! -f "/boot/vmlinuz-$kver" ] || [ arch/x86/boot/bzImage -nt "/boot/vmlinuz-
 	ln -sfn "$src" "/lib/modules/$kver/build"
 fi
 cd "$top"
+if [ "$build_only" = 1 ]; then
+	echo "debug-kernel: $kver built and installed" >&2
+	exit 0
+fi
 CHECK_KERNELS=$kver scripts/check.sh

@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install what blkfloor needs to build and test, from Debian's packages.
-# Idempotent and quiet when everything is already there.
+# Idempotent and quiet when everything is already there. Arguments name
+# extra packages a caller needs (scripts/debug-kernel.sh: a kernel build).
 set -euo pipefail
 
 pkgs=(qemu-system-x86 qemu-utils busybox-static kmod cpio xz-utils zstd
       libnl-3-dev libnl-genl-3-dev pkg-config fio sparse gcc make bc
       linux-image-amd64 linux-headers-amd64 linux-source-6.12
       python3 python3-yaml python3-jsonschema python3-docutils librsvg2-bin
-      dkms)
+      dkms "$@")
 
 need=()
 for p in "${pkgs[@]}"; do
