@@ -435,6 +435,38 @@ int blkfloor_nl_run_get_doit(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
+static void blkfloor_nl_run_get_dump_err(struct netlink_ext_ack *extack,
+					 const struct nlattr *attr)
+{
+	NL_SET_ERR_MSG_ATTR(extack, attr,
+			    "a run-get dump takes no run id (ask for one run without NLM_F_DUMP)");
+}
+
+/**
+ * blkfloor_nl_run_get_start() - check a BLKFLOOR_CMD_RUN_GET dump
+ * @cb: dump state; args[1] keeps the error where start has no extack
+ *
+ * The dump shares the do request's policy, which allows RUN_ID; a dump
+ * silently ignoring it would answer a different question than was asked,
+ * so it is refused. Before 6.2 the error is returned by the first dumpit
+ * call (see blkfloor_nl_interval_get_start()).
+ *
+ * Return: 0, or -EINVAL with an extack message.
+ */
+int blkfloor_nl_run_get_start(struct netlink_callback *cb)
+{
+	struct nlattr *attr = blkfloor_dump_attrs(cb)[BLKFLOOR_A_RUN_ID];
+
+	if (!attr)
+		return 0;
+	if (!cb->extack) {
+		cb->args[1] = EINVAL;
+		return 0;
+	}
+	blkfloor_nl_run_get_dump_err(cb->extack, attr);
+	return -EINVAL;
+}
+
 /**
  * blkfloor_nl_run_get_dumpit() - BLKFLOOR_CMD_RUN_GET, every run
  * @skb: reply being filled
@@ -449,6 +481,11 @@ int blkfloor_nl_run_get_dumpit(struct sk_buff *skb,
 	u32 last = cb->args[0];
 	int ret = 0;
 
+	if (cb->args[1]) {
+		blkfloor_nl_run_get_dump_err(cb->extack,
+					     blkfloor_dump_attrs(cb)[BLKFLOOR_A_RUN_ID]);
+		return -(int)cb->args[1];
+	}
 	while ((run = blkfloor_run_get_next(last))) {
 		ret = blkfloor_nl_fill_run(skb, run,
 					   NETLINK_CB(cb->skb).portid,

@@ -85,6 +85,7 @@ static const struct genl_ops blkfloor_nl_ops[] = {
 	{
 		.cmd		= BLKFLOOR_CMD_RUN_GET,
 		.doit		= blkfloor_nl_run_get_doit,
+		.start		= blkfloor_nl_run_get_start,
 		.dumpit		= blkfloor_nl_run_get_dumpit,
 		.policy		= blkfloor_run_id_nl_policy,
 		.maxattr	= BLKFLOOR_A_RUN_ID,
@@ -124,7 +125,7 @@ struct genl_family blkfloor_nl_family __ro_after_init = {
 	.name		= BLKFLOOR_FAMILY_NAME,
 	.version	= BLKFLOOR_FAMILY_VERSION,
 	.netnsok	= false,
-	.parallel_ops	= false,
+	.parallel_ops	= true,
 	.module		= THIS_MODULE,
 	.ops		= blkfloor_nl_ops,
 	.n_ops		= ARRAY_SIZE(blkfloor_nl_ops),

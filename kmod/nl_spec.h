@@ -16,6 +16,7 @@
 int blkfloor_nl_run_start_doit(struct sk_buff *skb, struct genl_info *info);
 int blkfloor_nl_run_stop_doit(struct sk_buff *skb, struct genl_info *info);
 int blkfloor_nl_run_get_doit(struct sk_buff *skb, struct genl_info *info);
+int blkfloor_nl_run_get_start(struct netlink_callback *cb);
 int blkfloor_nl_run_get_dumpit(struct sk_buff *skb,
 			       struct netlink_callback *cb);
 int blkfloor_nl_interval_get_start(struct netlink_callback *cb);

@@ -697,6 +697,18 @@ TEST_F(bf, unknown_run)
 	EXPECT_REFUSED(-ENOENT, -1);
 }
 
+TEST_F(bf, run_get_dump_refuses_run_id)
+{
+	/* Without it the dump lists every run... */
+	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_GET, NLM_F_DUMP);
+	EXPECT_EQ(0, bf_xfer(&self->nl, &self->m, self->ack, NULL, NULL));
+	/* ...and it does not quietly ignore one it was given. */
+	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_GET, NLM_F_DUMP);
+	bf_put_u32(&self->m, BLKFLOOR_A_RUN_ID, 1);
+	EXPECT_REFUSED(-EINVAL, -1);
+	EXPECT_NE(NULL, strstr(self->ack->msg, "run id"));
+}
+
 TEST_F(bf, unprivileged_refused)
 {
 	pid_t pid = fork();
@@ -1192,22 +1204,26 @@ TEST_F(bf, mounted_device_refused)
 }
 
 /* A null_blk made through configfs, as blktests does. */
-static bool bf_nullb_cfg(const char *name, bool memory_backed, char *dev,
-			 size_t len)
+/*
+ * Make a 64 MiB configfs null_blk @name; @extra is a shell fragment run
+ * before power-on to set more of its attributes in $d ("" for none).
+ */
+static bool bf_nullb_cfg(const char *name, bool memory_backed,
+			 const char *extra, char *dev, size_t len)
 {
-	char cmd[512];
+	char cmd[1024];
 	int idx;
 	FILE *f;
 
 	snprintf(cmd, sizeof(cmd),
 		 "d=/sys/kernel/config/nullb/%s; "
+		 "modprobe null_blk >/dev/null 2>&1; "
 		 "(mountpoint -q /sys/kernel/config || "
 		 "mount -t configfs none /sys/kernel/config) 2>/dev/null; "
-		 "modprobe null_blk >/dev/null 2>&1; "
 		 "mkdir $d && echo 64 > $d/size && echo %d > $d/memory_backed "
-		 "&& echo 1 > $d/power && cat $d/index || "
+		 "&& %s echo 1 > $d/power && cat $d/index || "
 		 "{ ls /sys/kernel/config $d; rmdir $d; } >&2", name,
-		 memory_backed);
+		 memory_backed, extra);
 	f = popen(cmd, "r");
 	if (!f)
 		return false;
@@ -1286,7 +1302,7 @@ TEST_F(bf, verify_write_read_and_corruption)
 	char dev[64], junk[4096] __attribute__((aligned(4096)));
 	int fd;
 
-	if (!bf_nullb_cfg("blkfloor_abi", true, dev, sizeof(dev))) {
+	if (!bf_nullb_cfg("blkfloor_abi", true, "", dev, sizeof(dev))) {
 		bf_nullb_cfg_rm("blkfloor_abi");
 		SKIP(return, "no memory-backed null_blk");
 	}
@@ -1320,7 +1336,7 @@ TEST_F(bf, device_removal_fails_run)
 	uint32_t id;
 	int state = -1;
 
-	if (!bf_nullb_cfg("blkfloor_rm", false, dev, sizeof(dev))) {
+	if (!bf_nullb_cfg("blkfloor_rm", false, "", dev, sizeof(dev))) {
 		bf_nullb_cfg_rm("blkfloor_rm");
 		SKIP(return, "no configfs null_blk");
 	}
@@ -1354,6 +1370,86 @@ TEST_F(bf, device_removal_fails_run)
 }
 
 /* Keep last: unloads the module with a run in flight. */
+static double bf_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * A RUN_STOP waits for the run's bios to drain, for as long as the device
+ * takes. Meanwhile other genetlink requests must go on: those of this
+ * family, and those of families that take the genetlink mutex, here
+ * nlctrl's GETFAMILY. null_blk completes each bio after 5 s, so the stop
+ * is still draining when they are answered (a pipe from the stopping
+ * child says when it is done).
+ */
+TEST_F(bf, stop_drains_without_blocking_genetlink)
+{
+	double t0, t_ctrl, t_get, t_stop;
+	int pfd[2], status, ret;
+	struct pollfd pw;
+	char dev[64], c;
+	uint32_t id;
+	pid_t pid;
+
+	if (!bf_nullb_cfg("blkfloor_slow", false,
+			  "echo 2 > $d/irqmode && echo 5000000000 > $d/completion_nsec &&",
+			  dev, sizeof(dev))) {
+		bf_nullb_cfg_rm("blkfloor_slow");
+		SKIP(return, "no configfs null_blk with timer completions");
+	}
+	bf_run_msg(&self->nl, &self->m, dev, BLKFLOOR_OP_READ);
+	bf_put_u32(&self->m, BLKFLOOR_A_QD, 4);
+	bf_put_u64(&self->m, BLKFLOOR_A_MAX_TIME_NS, 60ULL * 1000000000ULL);
+	ASSERT_EQ(0, bf_xfer(&self->nl, &self->m, self->ack, NULL, NULL));
+	id = bf_reply_run_id(self->ack);
+	ASSERT_NE(0, id);
+	usleep(200000);		/* the kthread has its 4 bios out */
+
+	ASSERT_EQ(0, pipe(pfd));
+	t0 = bf_now();
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct bf_nl nl;
+
+		close(pfd[0]);
+		ret = bf_open(&nl) ? 2 : bf_stop(&nl, id) ? 3 : 0;
+		if (write(pfd[1], "x", 1) != 1)
+			ret = 4;
+		_exit(ret);
+	}
+	close(pfd[1]);
+	usleep(300000);		/* the child is inside RUN_STOP */
+
+	/* nlctrl takes the genetlink mutex; a draining stop must not. */
+	bf_msg_init(&self->m, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY, 1);
+	bf_put_str(&self->m, CTRL_ATTR_FAMILY_NAME, BLKFLOOR_FAMILY_NAME);
+	EXPECT_EQ(0, bf_xfer(&self->nl, &self->m, self->ack, NULL, NULL));
+	t_ctrl = bf_now() - t0;
+	/* This family answers too, about the very run being stopped. */
+	EXPECT_EQ(BLKFLOOR_STATE_RUNNING, bf_run_state(&self->nl, id, NULL));
+	t_get = bf_now() - t0;
+	pw.fd = pfd[0];
+	pw.events = POLLIN;
+	EXPECT_EQ(0, poll(&pw, 1, 0))
+		TH_LOG("the stop ended before the other requests were answered");
+
+	EXPECT_EQ(1, read(pfd[0], &c, 1));
+	t_stop = bf_now() - t0;
+	close(pfd[0]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("stopping child: status %#x", status);
+	EXPECT_EQ(BLKFLOOR_STATE_STOPPED, bf_run_state(&self->nl, id, NULL));
+	TH_LOG("GETFAMILY answered at %.2f s, RUN_GET at %.2f s, RUN_STOP at %.2f s",
+	       t_ctrl, t_get, t_stop);
+	bf_nullb_cfg_rm("blkfloor_slow");
+}
+
 TEST_F(bf, rmmod_with_running_run)
 {
 	int fd;
