@@ -47,8 +47,11 @@ void bf_progress_line(char *buf, size_t len, const struct bf_iv *iv,
 		bf_fmt_bytes(tot, sizeof(tot), total_bytes);
 	bf_fmt_rate(cur, sizeof(cur), dt > 0 ? iv->bytes / dt : 0);
 	bf_fmt_rate(mean, sizeof(mean), m);
-	if (left >= 0)
+	/* Below a second an ETA is noise: "<1 s", not "0 us" or "310 ms". */
+	if (left >= 1)
 		bf_fmt_duration(eta, sizeof(eta), left);
+	else if (left >= 0)
+		snprintf(eta, sizeof(eta), "<1 s");
 	snprintf(buf, len, "%8s  %s%s%s  %s  mean %s%s%s", el, done,
 		 total_bytes ? " / " : "", total_bytes ? tot : "", cur, mean,
 		 left >= 0 ? "  ETA " : "", left >= 0 ? eta : "");

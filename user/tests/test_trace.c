@@ -164,6 +164,13 @@ TEST(progress_line)
 	bf_progress_line(line, sizeof(line), &iv, 0, 10000000000ULL);
 	EXPECT_STREQ("   2.0 s  1.00 GB  500 MB/s  mean 500 MB/s  ETA 8.0 s",
 		     line);
+	/* Done, or nearly: no sub-second ETA. */
+	bf_progress_line(line, sizeof(line), &iv, 1000000000ULL, 0);
+	EXPECT_STREQ("   2.0 s  1.00 GB / 1.00 GB  500 MB/s  mean 500 MB/s  ETA <1 s",
+		     line);
+	bf_progress_line(line, sizeof(line), &iv, 0, 2300000000ULL);
+	EXPECT_STREQ("   2.0 s  1.00 GB  500 MB/s  mean 500 MB/s  ETA <1 s",
+		     line);
 }
 
 TEST_HARNESS_MAIN
