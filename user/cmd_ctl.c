@@ -39,17 +39,25 @@ static int list_cb(const struct bf_nl_msg *m, void *arg)
 		bf_json_u64(&ls->j, "bytes", ri.bytes);
 		bf_json_double(&ls->j, "elapsed_s", ri.elapsed_ns / 1e9);
 		bf_json_double(&ls->j, "mbps", bf_run_bps(&ri) / 1e6);
+		if (ri.state == BLKFLOOR_STATE_FAILED)
+			bf_json_i64(&ls->j, "errno", ri.err);
+		bf_json_u64(&ls->j, "ios", ri.ios);
+		bf_json_u64(&ls->j, "errors", ri.errors);
+		bf_json_u64(&ls->j, "intervals", ri.intervals);
+		bf_json_u64(&ls->j, "dropped", ri.dropped);
 		bf_json_u64(&ls->j, "owner_portid", ri.owner);
 		bf_json_obj_close(&ls->j);
 	} else {
 		if (!ls->n)
 			printf("%5s  %-16s %-12s %-8s %10s %12s  %s\n", "ID",
 			       "DEVICE", "OP", "STATE", "BYTES", "MEAN", "OWNER");
+		/* The owner only matters while its socket can still stop it. */
 		printf("%5u  %-16s %-12s %-8s %10s %12s  %s\n", ri.id, ri.dev,
 		       bf_rw_name(ri.op, ri.pattern), bf_state_name(ri.state),
 		       bf_fmt_bytes(a, sizeof(a), ri.bytes),
 		       bf_fmt_rate(b, sizeof(b), bf_run_bps(&ri)),
-		       ri.owner ? "owned" : "-");
+		       ri.owner && ri.state == BLKFLOOR_STATE_RUNNING ?
+		       "owned" : "-");
 	}
 	ls->n++;
 	return 0;
