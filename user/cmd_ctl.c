@@ -304,18 +304,28 @@ static int do_version(int argc, char **argv)
 {
 	struct bf_opts o = { 0 };
 	char err[160], modver[64];
+	int fv = -1, vret = -ENOENT;
 	struct bf_nl nl;
 	bool loaded;
-	int fv = -1;
 
 	if (bf_opts_parse(&o, argc, argv, BF_OPT(JSON), 0, 0, err, sizeof(err)))
 		return bf_usage(argv[0], err);
 	loaded = !bf_nl_open(&nl);
 	modver[0] = '\0';
 	if (loaded) {
-		bf_module_version(&nl, modver, sizeof(modver));
+		vret = bf_module_version(&nl, modver, sizeof(modver));
 		fv = family_version(&nl);
 		bf_nl_close(&nl);
+	}
+	/* INFO_GET needs CAP_NET_ADMIN; sysfs tells anyone. */
+	if (loaded && !modver[0]) {
+		FILE *f = fopen("/sys/module/blkfloor/version", "r");
+
+		if (f) {
+			if (fgets(modver, sizeof(modver), f))
+				modver[strcspn(modver, "\n")] = '\0';
+			fclose(f);
+		}
 	}
 	if (o.json) {
 		struct bf_json j;
@@ -333,9 +343,12 @@ static int do_version(int argc, char **argv)
 	} else {
 		printf("blkfloor CLI %s (ABI version %d)\n", BLKFLOOR_CLI_VERSION,
 		       BLKFLOOR_FAMILY_VERSION);
-		if (loaded)
+		if (loaded && modver[0])
 			printf("blkfloor module %s (family version %d)\n",
-			       modver[0] ? modver : "unknown", fv);
+			       modver, fv);
+		else if (loaded)
+			printf("blkfloor module: version unknown (%s; family version %d)\n",
+			       strerror(-vret), fv);
 		else
 			printf("blkfloor module: not loaded\n");
 	}
