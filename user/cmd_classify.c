@@ -175,12 +175,12 @@ static size_t index_at(const struct bf_series *s, double bytes)
 static void row(const char *what, double a, double b, const char *unit,
 		const char *v, double t)
 {
-	char x[32], y[32];
+	char x[32], y[32], d[32];
 
 	bf_fmt_mbps(x, sizeof(x), a);
 	bf_fmt_mbps(y, sizeof(y), b);
-	printf("%-20s %18s %18s %-5s %+7.1f %%", what, x, y, unit,
-	       a ? 100 * (b - a) / a : 0);
+	printf("%-20s %18s %18s %-5s %s", what, x, y, unit,
+	       bf_fmt_change(d, sizeof(d), a, b));
 	if (v)
 		printf("   %s (t = %.1f)", v, t);
 	putchar('\n');
@@ -194,7 +194,7 @@ static int do_compare(int argc, char **argv)
 	double common, ta, tb, t;
 	const char *v;
 	size_t ka, kb;
-	char cb[32];
+	char cb[32], cd[32];
 
 	if (argc != 3)
 		return usage(argv[0], "two files are required: A B");
@@ -234,8 +234,8 @@ static int do_compare(int argc, char **argv)
 	bf_fmt_si_bytes(cb, sizeof(cb), common);
 	row("mean, same data", common / ta / 1e6, common / tb / 1e6, "MB/s",
 	    v, t);
-	printf("%-20s %16.1f s %16.1f s       %+7.1f %%   (to write %s)\n",
-	       "time, same data", ta, tb, ta ? 100 * (tb - ta) / ta : 0, cb);
+	printf("%-20s %16.1f s %16.1f s       %s   (to write %s)\n",
+	       "time, same data", ta, tb, bf_fmt_change(cd, sizeof(cd), ta, tb), cb);
 	row("mean (whole run)", ra.mean_mbps, rb.mean_mbps, "MB/s", NULL, 0);
 	if (ra.has_step || rb.has_step) {
 		char x[32] = "-", y[32] = "-";

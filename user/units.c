@@ -276,6 +276,23 @@ char *bf_fmt_duration(char *buf, size_t len, double s)
 	return buf;
 }
 
+char *bf_fmt_change(char *buf, size_t len, double a, double b)
+{
+	double p = a ? 100 * (b - a) / a : NAN;
+
+	if (!isfinite(p))
+		snprintf(buf, len, "%9s", "-");
+	else if (fabs(p) < 999.95)
+		snprintf(buf, len, "%+7.1f %%", p);
+	else if (b / a < 999.5)
+		snprintf(buf, len, "x %7.3g", b / a);
+	else if (b / a < 9999999.5)
+		snprintf(buf, len, "x %7.0f", b / a);
+	else
+		snprintf(buf, len, "x %7.1e", b / a);
+	return buf;
+}
+
 char *bf_fmt_lat(char *buf, size_t len, double ns)
 {
 	if (ns < 0 || !isfinite(ns))

@@ -29,6 +29,13 @@ char *bf_fmt_bs(char *buf, size_t len, uint64_t bytes);		/* "128 KiB" */
 char *bf_fmt_rate(char *buf, size_t len, double bytes_per_s);	/* "12.3 MB/s" */
 char *bf_fmt_duration(char *buf, size_t len, double seconds);	/* "4.2 s" */
 
+/*
+ * @b against @a in 9 columns: "+12.3 %" below a thousand per cent, then
+ * the ratio ("x    123"), so a curve that collapsed or took off keeps a
+ * table aligned; "-" when @a is zero.
+ */
+char *bf_fmt_change(char *buf, size_t len, double a, double b);
+
 /* A latency in ns: "850 ns", "12.3 us", "1.23 ms", "2.50 s" */
 char *bf_fmt_lat(char *buf, size_t len, double ns);
 

@@ -147,6 +147,15 @@ TEST(printers)
 	EXPECT_STREQ("850 ns", bf_fmt_lat(b, sizeof(b), 850));
 	EXPECT_STREQ("12.3 us", bf_fmt_lat(b, sizeof(b), 12300));
 	EXPECT_STREQ("1.23 ms", bf_fmt_lat(b, sizeof(b), 1230000));
+	/* Changes keep nine columns, however large. */
+	EXPECT_STREQ("  +10.0 %", bf_fmt_change(b, sizeof(b), 100, 110));
+	EXPECT_STREQ("  -80.0 %", bf_fmt_change(b, sizeof(b), 125, 25));
+	EXPECT_STREQ(" +999.9 %", bf_fmt_change(b, sizeof(b), 10, 109.99));
+	EXPECT_STREQ("x      11", bf_fmt_change(b, sizeof(b), 10, 110));
+	EXPECT_STREQ("x    12.3", bf_fmt_change(b, sizeof(b), 10, 123));
+	EXPECT_STREQ("x   12340", bf_fmt_change(b, sizeof(b), 0.01, 123.4));
+	EXPECT_STREQ("x 1.2e+08", bf_fmt_change(b, sizeof(b), 1e-6, 123.4));
+	EXPECT_STREQ("        -", bf_fmt_change(b, sizeof(b), 0, 5));
 }
 
 TEST_HARNESS_MAIN
