@@ -205,8 +205,12 @@ static void blkfloor_end_io(struct bio *bio)
 		wake_up_process(run->task);
 }
 
-/* Fold one completed I/O into the live interval and make its slot idle. */
-static void blkfloor_account(struct blkfloor_run *run, struct blkfloor_io *io)
+/*
+ * Fold one completed I/O into the live interval and make its slot idle.
+ * Once per I/O: inlined into its callers.
+ */
+static __always_inline void blkfloor_account(struct blkfloor_run *run,
+					     struct blkfloor_io *io)
 {
 	struct blkfloor_engine *eng = &run->eng;
 	blk_status_t status = io->bio->bi_status;
@@ -228,17 +232,33 @@ static void blkfloor_account(struct blkfloor_run *run, struct blkfloor_io *io)
 		blkfloor_verify_check(run, io);
 }
 
+/* Put a list taken off run->done in front of eng->pending. */
+static void blkfloor_splice(struct blkfloor_run *run, struct llist_node *n)
+{
+	struct llist_node *last = n;
+
+	if (!n)
+		return;
+	while (last->next)
+		last = last->next;
+	last->next = run->eng.pending;
+	run->eng.pending = n;
+}
+
 /* Move everything bi_end_io pushed onto eng->pending. */
 static void blkfloor_pull(struct blkfloor_run *run)
 {
-	struct llist_node *n = llist_del_all(&run->done), *next;
+	blkfloor_splice(run, llist_del_all(&run->done));
+}
 
-	while (n) {
-		next = n->next;
-		n->next = run->eng.pending;
-		run->eng.pending = n;
-		n = next;
-	}
+/* Account every I/O on @n, a list taken off run->done. */
+static void blkfloor_account_all(struct blkfloor_run *run,
+				 struct llist_node *n)
+{
+	struct blkfloor_io *io, *next;
+
+	llist_for_each_entry_safe(io, next, n, node)
+		blkfloor_account(run, io);
 }
 
 /* Account the pending I/Os that completed before @limit. */
@@ -328,20 +348,30 @@ static void blkfloor_close_interval(struct blkfloor_run *run, u64 end)
 	eng->iv_end = end + run->p.interval_ns;
 }
 
-/* Account every completion so far, closing the intervals that ended. */
-static void blkfloor_reap(struct blkfloor_run *run)
+/*
+ * Account every completion so far, closing the intervals that ended.
+ * Returns the time of the last pull, which the caller may use as "now".
+ */
+static u64 blkfloor_reap(struct blkfloor_run *run)
 {
 	struct blkfloor_engine *eng = &run->eng;
+	struct llist_node *done;
 	u64 now;
 
 	for (;;) {
-		blkfloor_pull(run);
+		done = llist_del_all(&run->done);
 		/* Read after the pull: every pulled I/O completed before now. */
 		now = ktime_get_ns();
 		if (now < eng->iv_end) {
-			blkfloor_account_before(run, U64_MAX);
-			return;
+			/* The usual case: all of it goes in the live interval. */
+			if (unlikely(eng->pending)) {
+				blkfloor_account_all(run, eng->pending);
+				eng->pending = NULL;
+			}
+			blkfloor_account_all(run, done);
+			return now;
 		}
+		blkfloor_splice(run, done);
 		blkfloor_account_before(run, eng->iv_end);
 		blkfloor_catch_stragglers(run, eng->iv_end);
 		blkfloor_close_interval(run, eng->iv_end);
@@ -369,7 +399,8 @@ static u8 blkfloor_end_reason(struct blkfloor_run *run, u64 now)
 	return BLKFLOOR_STATE_RUNNING;
 }
 
-static void blkfloor_io_submit(struct blkfloor_run *run, struct blkfloor_io *io)
+static void blkfloor_io_submit(struct blkfloor_run *run, struct blkfloor_io *io,
+			       u64 now)
 {
 	struct blkfloor_engine *eng = &run->eng;
 	struct blkfloor_params *p = &run->p;
@@ -402,7 +433,7 @@ static void blkfloor_io_submit(struct blkfloor_run *run, struct blkfloor_io *io)
 	io->done_ns = 0;
 	io->inflight = true;
 	eng->inflight++;
-	io->submit_ns = ktime_get_ns();
+	io->submit_ns = now;
 	submit_bio(bio);
 }
 
@@ -410,9 +441,9 @@ static void blkfloor_io_submit(struct blkfloor_run *run, struct blkfloor_io *io)
  * Rate cap: may one more request go now? Charges it when it may. A late
  * kthread may catch up on at most 10 ms (or one request) of lost time.
  */
-static bool blkfloor_rate_ok(struct blkfloor_engine *eng)
+static bool blkfloor_rate_ok(struct blkfloor_engine *eng, u64 now_ns)
 {
-	u64 now = (ktime_get_ns() - eng->t0) << BLKFLOOR_RATE_SHIFT;
+	u64 now = (now_ns - eng->t0) << BLKFLOOR_RATE_SHIFT;
 	u64 slack = max_t(u64, eng->rate_cost,
 			  (10 * NSEC_PER_MSEC) << BLKFLOOR_RATE_SHIFT);
 
@@ -424,20 +455,29 @@ static bool blkfloor_rate_ok(struct blkfloor_engine *eng)
 	return true;
 }
 
+/*
+ * Refill idle slots under one plug. The batch has one submission time,
+ * taken before its first bio: a plugged bio reaches the driver only when
+ * the plug is flushed, so stamping each bio as it is queued would not be
+ * closer to the truth, and the stamp must come before any completion
+ * (a driver may complete inline, during the flush). A latency thus
+ * counts from the moment its batch began to be submitted.
+ */
 static void blkfloor_submit(struct blkfloor_run *run)
 {
 	struct blkfloor_engine *eng = &run->eng;
 	struct blk_plug plug;
 	bool plugged = false;
+	u64 now = ktime_get_ns();
 
 	while (eng->nr_free && eng->submitted < eng->byte_limit) {
-		if (eng->rate_cost && !blkfloor_rate_ok(eng))
+		if (eng->rate_cost && !blkfloor_rate_ok(eng, now))
 			break;
 		if (!plugged) {
 			blk_start_plug(&plug);
 			plugged = true;
 		}
-		blkfloor_io_submit(run, eng->free[--eng->nr_free]);
+		blkfloor_io_submit(run, eng->free[--eng->nr_free], now);
 	}
 	if (plugged)
 		blk_finish_plug(&plug);
@@ -495,9 +535,9 @@ static int blkfloor_thread(void *data)
 	u64 now;
 
 	for (;;) {
-		blkfloor_reap(run);
+		now = blkfloor_reap(run);
 		if (state == BLKFLOOR_STATE_RUNNING)
-			state = blkfloor_end_reason(run, ktime_get_ns());
+			state = blkfloor_end_reason(run, now);
 		if (state == BLKFLOOR_STATE_RUNNING)
 			blkfloor_submit(run);
 		else if (!eng->inflight)
