@@ -13,6 +13,10 @@
 #   BENCH_ROUNDS=5      interleaved rounds (A B C A B C ...): best and median
 #   BENCH_SKIP=...      guest parts to skip: tput,softirq,precision,memory
 #   BENCH_TIMEOUT=1800  guest timeout, seconds
+#   BENCH_ICOUNT=0      under TCG, the guest clock counts instructions
+#                       (run-vm.sh --icount): figures then measure the work
+#                       per I/O and do not move with the host's load.
+#                       Empty: the guest clock follows the host's.
 #
 # Documentation/performance.rst explains the method and holds the results.
 set -uo pipefail
@@ -28,6 +32,11 @@ time_s=${BENCH_TIME:-2}
 rounds=${BENCH_ROUNDS:-5}
 skip=${BENCH_SKIP:-}
 timeout=${BENCH_TIMEOUT:-1800}
+icount=${BENCH_ICOUNT-0}
+vmargs=()
+if [ -n "$icount" ] && [ "$(cat build/vm/accel 2>/dev/null)" != kvm ]; then
+	vmargs=(--icount "$icount")
+fi
 
 if [ -z "${BENCH_KERNELS:-}" ]; then
 	k61=$(ls -d /lib/modules/6.1.*-amd64/build 2>/dev/null | awk -F/ '{print $4}' | sort -V | tail -1)
@@ -38,6 +47,11 @@ command -v fio >/dev/null || { echo "bench: fio is not installed (make deps)" >&
 
 echo "# blkfloor make bench, $(date -u +%FT%TZ), commit $commit"
 echo "# kernels: $BENCH_KERNELS; $time_s s per run, $rounds rounds"
+if [ ${#vmargs[@]} -gt 0 ]; then
+	echo "# guest clock: QEMU -icount shift=$icount (2^$icount ns per guest instruction; times are guest instructions, not host time)"
+else
+	echo "# guest clock: the host's (figures move with the host's load)"
+fi
 results=()
 for k in $BENCH_KERNELS; do
 	kdir=/lib/modules/$k/build
@@ -65,7 +79,7 @@ for k in $BENCH_KERNELS; do
 	res=$out/$stamp-$k.jsonl
 	: > "$res"
 	echo "# ---- $k: booting the guest"
-	selftests/vm/run-vm.sh --kver "$k" --share "$top/$out" \
+	selftests/vm/run-vm.sh --kver "$k" --share "$top/$out" "${vmargs[@]}" \
 		--timeout "$timeout" -- \
 		"python3 selftests/bench/guest.py --out '$top/$res' \
 		 --bare '$top/$bare/blkfloor_bare.ko' --time $time_s \

@@ -17,6 +17,11 @@
 #   --share DIR        make host directory DIR writable in the guest, at
 #                      the same path (everything else is a tmpfs overlay)
 #   --keep             keep the run directory (disk images, logs)
+#   --icount SHIFT     TCG only: the guest clock counts instructions, 2^SHIFT
+#                      ns each, instead of following the host's (QEMU
+#                      -icount). CPU-bound work then takes the same guest
+#                      time however loaded the host is; make bench uses it
+#                      to compare engines by the work they do per I/O.
 #
 # In the guest, before the command runs:
 #   - build/KVER/blkfloor.ko (if built) is installed under
@@ -38,6 +43,7 @@ mem=1024
 smp=2
 keep=0
 share=
+icount=
 usb=()
 uas=()
 
@@ -56,6 +62,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift 2 ;;
 	--share) share=$(cd "$2" && pwd) || exit 2; shift 2 ;;
 	--keep) keep=1; shift ;;
+	--icount) icount=$2; shift 2 ;;
 	--) shift; break ;;
 	*) usage ;;
 	esac
@@ -132,6 +139,15 @@ fi
 accel=$(cat "$accel_file")
 cpu=max
 [ "$accel" = kvm ] && cpu=host
+icountargs=()
+if [ -n "$icount" ]; then
+	[[ $icount =~ ^[0-9]+$ ]] && [ "$icount" -le 10 ] ||
+		{ echo "run-vm: --icount takes a shift of 0 to 10" >&2; exit 2; }
+	[ "$accel" = tcg ] ||
+		{ echo "run-vm: --icount needs TCG (this host uses $accel)" >&2; exit 2; }
+	# sleep=on: an idle guest still follows real time (9p, timers).
+	icountargs=(-icount "shift=$icount,sleep=on")
+fi
 
 # --- the module: depmod on the host (over 9p in a TCG guest it takes minutes)
 ko=$top/build/$kver/blkfloor.ko
@@ -177,7 +193,7 @@ if [ -n "$share" ]; then
 fi
 
 qemu-system-x86_64 -accel "$accel" -machine q35 -cpu "$cpu" -m "$mem" \
-	-smp "$smp" -nographic -nodefaults -no-reboot -nic none \
+	-smp "$smp" "${icountargs[@]}" -nographic -nodefaults -no-reboot -nic none \
 	-serial "file:$dir/console.log" \
 	-chardev "file,id=out,path=$dir/guest.out" \
 	-device virtio-serial-pci,id=vser \
