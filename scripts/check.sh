@@ -9,7 +9,9 @@
 #      with sparse (C=1), warning-free; then the guest selftests in QEMU.
 #
 # Each suite prints KTAP. CHECK_KERNELS="6.1.0-57-amd64 ..." overrides the
-# kernels; CHECK_TESTS="basic/* run/*" selects guest tests.
+# kernels; CHECK_TESTS="basic/* run/*" selects guest tests;
+# CHECK_GUEST_TIMEOUT (2400 s) and CHECK_TEST_TIMEOUT (300 s per test) are
+# raised for slow kernels (make check-debug).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -110,9 +112,10 @@ for kver in $CHECK_KERNELS; do
 		continue
 	fi
 	# shellcheck disable=SC2086
-	suite "guest $kver" selftests/vm/run-vm.sh --kver "$kver" --timeout 2400 \
+	suite "guest $kver" selftests/vm/run-vm.sh --kver "$kver" \
+		--timeout "${CHECK_GUEST_TIMEOUT:-2400}" \
 		--usb 512M:discard --uas 512M:discard -- \
-		selftests/run-guest.sh ${CHECK_TESTS:-}
+		selftests/run-guest.sh -t "${CHECK_TEST_TIMEOUT:-300}" ${CHECK_TESTS:-}
 done
 
 echo

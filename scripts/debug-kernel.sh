@@ -67,4 +67,6 @@ if [ "$build_only" = 1 ]; then
 	echo "debug-kernel: $kver built and installed" >&2
 	exit 0
 fi
-CHECK_KERNELS=$kver scripts/check.sh
+# KASAN, lockdep and kmemleak slow the guest down several times.
+CHECK_KERNELS=$kver CHECK_GUEST_TIMEOUT=${CHECK_GUEST_TIMEOUT:-10800} \
+	CHECK_TEST_TIMEOUT=${CHECK_TEST_TIMEOUT:-1200} scripts/check.sh

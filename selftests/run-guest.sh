@@ -20,6 +20,13 @@ for t in "$here"/tests/*/[0-9][0-9][0-9]; do
 	done
 done
 
+# With kmemleak (make check-debug), a last test looks for what the whole
+# run leaked.
+if [ -e /sys/kernel/debug/kmemleak ] ||
+   { mount -t debugfs none /sys/kernel/debug 2>/dev/null; [ -e /sys/kernel/debug/kmemleak ]; }; then
+	tests+=("$here/tests/kmemleak.sh")
+fi
+
 echo "TAP version 13"
 echo "# blkfloor selftests on $(uname -r)"
 echo "1..${#tests[@]}"
@@ -27,6 +34,7 @@ n=0 failed=0
 for t in "${tests[@]}"; do
 	n=$((n + 1))
 	id=${t#"$here"/tests/}
+	id=${id%.sh}
 	desc=$(sed -n '3s/^# *//p' "$t")
 	start=$SECONDS
 	out=$(timeout -k 10 "$timeout" "$t" 2>&1)
