@@ -251,16 +251,6 @@ static void blkfloor_pull(struct blkfloor_run *run)
 	blkfloor_splice(run, llist_del_all(&run->done));
 }
 
-/* Account every I/O on @n, a list taken off run->done. */
-static void blkfloor_account_all(struct blkfloor_run *run,
-				 struct llist_node *n)
-{
-	struct blkfloor_io *io, *next;
-
-	llist_for_each_entry_safe(io, next, n, node)
-		blkfloor_account(run, io);
-}
-
 /* Account the pending I/Os that completed before @limit. */
 static void blkfloor_account_before(struct blkfloor_run *run, u64 limit)
 {
@@ -350,28 +340,46 @@ static void blkfloor_close_interval(struct blkfloor_run *run, u64 end)
 
 /*
  * Account every completion so far, closing the intervals that ended.
- * Returns the time of the last pull, which the caller may use as "now".
+ * Returns a time no later than now, for the time limit.
+ *
+ * Nearly always every completion pulled belongs to the live interval
+ * (done_ns < iv_end, and nothing waits on eng->pending): it is accounted
+ * as it comes, and the newest completion stamp stands for "now", without
+ * a clock read of its own. It can only be early, so at worst one more
+ * batch is submitted before the time limit is seen. Anything else (a
+ * completion past the interval's end, completions of later intervals
+ * waiting, or nothing completed at all, as when woken to close an
+ * interval of a stalled device) reads the clock and closes every
+ * interval that ended.
  */
 static u64 blkfloor_reap(struct blkfloor_run *run)
 {
 	struct blkfloor_engine *eng = &run->eng;
-	struct llist_node *done;
-	u64 now;
+	struct llist_node *done = llist_del_all(&run->done);
+	struct blkfloor_io *io, *next;
+	u64 last = 0, now;
 
+	if (done && !eng->pending) {
+		llist_for_each_entry_safe(io, next, done, node) {
+			if (unlikely(io->done_ns >= eng->iv_end)) {
+				blkfloor_splice(run, &io->node);
+				goto close;
+			}
+			last = max(last, io->done_ns);
+			blkfloor_account(run, io);
+		}
+		return last;
+	}
+	blkfloor_splice(run, done);
+close:
 	for (;;) {
-		done = llist_del_all(&run->done);
+		blkfloor_pull(run);
 		/* Read after the pull: every pulled I/O completed before now. */
 		now = ktime_get_ns();
 		if (now < eng->iv_end) {
-			/* The usual case: all of it goes in the live interval. */
-			if (unlikely(eng->pending)) {
-				blkfloor_account_all(run, eng->pending);
-				eng->pending = NULL;
-			}
-			blkfloor_account_all(run, done);
+			blkfloor_account_before(run, U64_MAX);
 			return now;
 		}
-		blkfloor_splice(run, done);
 		blkfloor_account_before(run, eng->iv_end);
 		blkfloor_catch_stragglers(run, eng->iv_end);
 		blkfloor_close_interval(run, eng->iv_end);
