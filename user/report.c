@@ -66,6 +66,7 @@ void bf_run_print_summary(FILE *f, const struct bf_run_result *res)
 {
 	const struct bf_run_info *ri = &res->info;
 	char a[BF_FMT_LEN], b[BF_FMT_LEN], c[BF_FMT_LEN], d[BF_FMT_LEN];
+	const char *sep;
 	struct bf_lat l;
 	unsigned int i;
 
@@ -91,13 +92,15 @@ void bf_run_print_summary(FILE *f, const struct bf_run_result *res)
 			bf_fmt_lat(c, sizeof(c), l.p999),
 			bf_fmt_lat(d, sizeof(d), l.max));
 	fprintf(f, "  errors:    %llu", (unsigned long long)ri->errors);
-	for (i = 0; i < __BLKFLOOR_ERR_MAX; i++)
-		if (res->err_class[i])
-			fprintf(f, "%s%s %llu", i ? ", " : " (", err_names[i],
-				(unsigned long long)res->err_class[i]);
-	for (i = 0; i < __BLKFLOOR_ERR_MAX && !res->err_class[i]; i++)
-		;
-	fputs(i < __BLKFLOOR_ERR_MAX ? ")\n" : "\n", f);
+	sep = " (";
+	for (i = 0; i < __BLKFLOOR_ERR_MAX; i++) {
+		if (!res->err_class[i])
+			continue;
+		fprintf(f, "%s%s %llu", sep, err_names[i],
+			(unsigned long long)res->err_class[i]);
+		sep = ", ";
+	}
+	fputs(*sep == ',' ? ")\n" : "\n", f);
 	if (ri->data == BLKFLOOR_DATA_VERIFY || ri->mismatches) {
 		fprintf(f, "  verify:    %llu mismatching blocks",
 			(unsigned long long)ri->mismatches);

@@ -13,6 +13,7 @@
 #include "kselftest_harness.h"
 #pragma GCC diagnostic pop
 #include "classify.h"
+#include "run.h"
 #include "trace.h"
 
 static void meta_fill(struct bf_trace_meta *m)
@@ -171,6 +172,46 @@ TEST(progress_line)
 	bf_progress_line(line, sizeof(line), &iv, 0, 2300000000ULL);
 	EXPECT_STREQ("   2.0 s  1.00 GB  500 MB/s  mean 500 MB/s  ETA <1 s",
 		     line);
+}
+
+/* The summary's errors line, whichever classes are present. */
+static void errors_line(char *out, size_t len, const uint64_t *cls)
+{
+	struct bf_run_result res;
+	char buf[4096], *p, *e;
+	FILE *f;
+
+	memset(&res, 0, sizeof(res));
+	for (int i = 0; i < __BLKFLOOR_ERR_MAX; i++) {
+		res.err_class[i] = cls[i];
+		res.info.errors += cls[i];
+	}
+	snprintf(res.info.dev, sizeof(res.info.dev), "/dev/sdx");
+	f = fmemopen(buf, sizeof(buf), "w");
+	bf_run_print_summary(f, &res);
+	fclose(f);
+	p = strstr(buf, "  errors:");
+	e = p ? strchr(p, '\n') : NULL;
+	snprintf(out, len, "%.*s", p && e ? (int)(e - p) : 0, p ? p : "");
+}
+
+TEST(summary_errors_line)
+{
+	uint64_t cls[__BLKFLOOR_ERR_MAX] = { 0 };
+	char line[256];
+
+	errors_line(line, sizeof(line), cls);
+	EXPECT_STREQ("  errors:    0", line);
+	cls[BLKFLOOR_ERR_OFFLINE] = 4;
+	errors_line(line, sizeof(line), cls);
+	EXPECT_STREQ("  errors:    4 (offline 4)", line);
+	cls[BLKFLOOR_ERR_IO] = 15;
+	errors_line(line, sizeof(line), cls);
+	EXPECT_STREQ("  errors:    19 (io 15, offline 4)", line);
+	cls[BLKFLOOR_ERR_IO] = 0;
+	cls[BLKFLOOR_ERR_TIMEOUT] = 1;
+	errors_line(line, sizeof(line), cls);
+	EXPECT_STREQ("  errors:    5 (timeout 1, offline 4)", line);
 }
 
 TEST_HARNESS_MAIN
