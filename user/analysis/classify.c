@@ -55,6 +55,10 @@ const char *bf_class_name(enum bf_class c)
 		return "thermal-throttling";
 	case BF_CLASS_FTL_STARVATION:
 		return "ftl-starvation";
+	case BF_CLASS_UNCLEAR:
+		return "unclear";
+	case BF_CLASS_COUNT:
+		break;
 	}
 	return "unknown";
 }
@@ -856,6 +860,10 @@ static void explain(struct bf_report *r, const char *why)
 		snprintf(r->explain, sizeof(r->explain),
 			 "%s, between about %s and %s MB/s (mean %s MB/s over %s in %s): an FTL with almost no free blocks, typically a drive that never gets TRIM; a full-device discard usually restores a steady rate.",
 			 why, fl, pk, mn, tb, tt);
+		break;
+	case BF_CLASS_UNCLEAR:
+	case BF_CLASS_COUNT:
+		snprintf(r->explain, sizeof(r->explain), "%s.", why);
 		break;
 	}
 }

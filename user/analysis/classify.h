@@ -36,6 +36,8 @@ enum bf_class {
 	BF_CLASS_CACHE_EXHAUSTION,
 	BF_CLASS_THERMAL_THROTTLING,
 	BF_CLASS_FTL_STARVATION,
+	BF_CLASS_UNCLEAR,	/* too little data or contradictory evidence */
+	BF_CLASS_COUNT,
 };
 
 /** struct bf_segment - one plateau found by the change-point search */
