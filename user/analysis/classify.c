@@ -818,9 +818,9 @@ static void explain(struct bf_report *r, const char *why)
 	case BF_CLASS_CACHE_EXHAUSTION:
 		bf_fmt_si_bytes(cb, sizeof(cb), r->cache_bytes);
 		snprintf(e, len,
-			 "One clean step at %.*f s after %s, from %s to %s MB/s, no recovery: consistent with an SLC cache of about %s running out (%s). Past it the drive writes at %s MB/s (mean %s MB/s over %s in %s).",
-			 r->step_time_s < 100 ? 1 : 0, r->step_time_s, cb, pk,
-			 fl, cb, why, fl, mn, tb, tt);
+			 "%s, at %.*f s after %s, from %s to %s MB/s: consistent with an SLC cache of about %s running out. Past it the drive writes at %s MB/s (mean %s MB/s over %s in %s).",
+			 why, r->step_time_s < 100 ? 1 : 0, r->step_time_s, cb,
+			 pk, fl, cb, fl, mn, tb, tt);
 		break;
 	case BF_CLASS_THERMAL_THROTTLING:
 		snprintf(e, len,
@@ -885,6 +885,7 @@ struct bf_feat {
 	bool erratic;		/* no stable plateau */
 	bool bimodal;		/* two distinct levels, not one wide one */
 	double lo2, hi2;	/* two-means levels (log) */
+	double low_share;	/* share of samples in the lower level */
 	size_t kmax, kmin;
 	bool backwards;
 	double line_sd, seg_sd;	/* residual sd: straight line vs plateaus */
@@ -971,6 +972,7 @@ static void features(struct bf_work *w, struct bf_feat *f)
 	}
 	two_means(w, &f->lo2, &f->hi2, &nlo, &nhi);
 	f->bimodal = bimodal(w, f->lo2, f->hi2);
+	f->low_share = nlo + nhi ? (double)nlo / (nlo + nhi) : 0;
 	f->backwards = !f->erratic && f->kmax > 0 &&
 		       w->seg[f->kmax].lvl - w->seg[0].lvl >= BF_BACKWARDS &&
 		       !seg_similar(w, &w->seg[0], &w->seg[f->kmax]);
@@ -1195,7 +1197,56 @@ static void verdict_oscillation(struct bf_work *w, const struct bf_feat *f,
 			 ", regular every %.1f s", r->floor_period_s);
 }
 
-static void decide(struct bf_work *w, const struct bf_feat *f,
+/*
+ * Fast at first, then a moderate oscillation (under 4x, each level for a
+ * quarter of the time or more) well below: a controller that heated up
+ * and now throttles and recovers, not a cache (whose floor may burst
+ * briefly but does not keep climbing back). Sets the oscillation's levels
+ * in @f (the peak stays the first plateau).
+ */
+static bool hot_start(struct bf_work *w, struct bf_feat *f,
+		      struct bf_report *r)
+{
+	size_t from = w->seg[1].first, n = w->n, i, up = 0, nlo, nhi;
+	double *y = w->y, lo, hi;
+	unsigned int cross = 0;
+	int state = 0;
+	bool two;
+
+	if (n - from < 8)
+		return false;
+	w->y += from;
+	w->n -= from;
+	two_means(w, &lo, &hi, &nlo, &nhi);
+	two = bimodal(w, lo, hi);
+	for (i = 0; i < w->n; i++) {
+		double d = (hi - lo) / 4, c = (lo + hi) / 2;
+
+		up += w->y[i] >= c;
+		/* crossings of the middle band: a few stages cross it
+		 * once or twice, a cycle keeps crossing it */
+		if ((state <= 0 && w->y[i] > c + d) ||
+		    (state >= 0 && w->y[i] < c - d)) {
+			cross += state != 0;
+			state = w->y[i] > c ? 1 : -1;
+		}
+	}
+	w->y = y;
+	w->n = n;
+	if (!two || cross < 4 || hi - lo >= BF_GC_DEPTH ||
+	    up < 0.25 * (n - from) ||
+	    up > 0.75 * (n - from))
+		return false;
+	short_first_level(w);
+	f->lo2 = lo;
+	f->hi2 = w->seg[0].lvl;
+	r->recovered = true;
+	set_reason(r, "fast at first (%.0f MB/s for %.1f s), then a moderate oscillation between about %.0f and %.0f MB/s that keeps climbing back",
+		   exp(w->seg[0].lvl), w->seg[0].dur, exp(lo), exp(hi));
+	return true;
+}
+
+static void decide(struct bf_work *w, struct bf_feat *f,
 		   struct bf_report *r, struct bf_verdict *v)
 {
 	double drop = cliff(w, f->total), deep = deepest_step(w);
@@ -1230,6 +1281,12 @@ static void decide(struct bf_work *w, const struct bf_feat *f,
 				   100 * (1 - exp(f->slope * f->total)));
 			return;
 		}
+		if (hot_start(w, f, r)) {
+			v->class = BF_CLASS_THERMAL_THROTTLING;
+			v->osc = true;
+			v->conf = confidence(nmin, 0.7);
+			return;
+		}
 		v->step = true;
 		v->conf = confidence(nmin, (drop - BF_REL_STEP) /
 				     (4 * w->sigma + 0.05));
@@ -1249,6 +1306,12 @@ static void decide(struct bf_work *w, const struct bf_feat *f,
 		v->conf = confidence(seg_n(&w->seg[0]), 1);
 		set_reason(r, "runs backwards: slow first, %.2fx faster later",
 			   exp(w->seg[f->kmax].lvl - w->seg[0].lvl));
+		return;
+	}
+	/* dips deep and frequent enough to be a level of their own: GC */
+	if (w->nseg == 1 && f->bimodal && f->hi2 - f->lo2 >= BF_GC_DEPTH &&
+	    f->low_share >= 0.10) {
+		verdict_oscillation(w, f, r, v);
 		return;
 	}
 	if (w->nseg == 1 || f->line_sd < 1.2 * f->seg_sd) {

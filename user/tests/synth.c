@@ -232,21 +232,10 @@ static int build(const struct bf_synth_params *p, struct phases *ph,
 
 		hi = real ? 700 : 40;
 		lo = real ? 300 : 15;
-		/*
-		 * Fast at first, then a cycle whose top is 4x below: the
-		 * rate never climbs back toward the peak and the first step
-		 * is too deep for heat alone (Documentation/classification.rst):
-		 * a cache that ran out, with a periodic floor.
-		 */
-		tr->class = BF_CLASS_CACHE_EXHAUSTION;
+		tr->class = BF_CLASS_THERMAL_THROTTLING;
 		tr->peak_mbps = 4 * hi;
-		/* the floor is the rate a long job gets: the cycle's mean */
-		tr->floor_mbps = (hi + lo) / 2;
-		tr->cache_bytes = 4 * hi * 1e6 * warm;
-		tr->recovered = 0;
-		/* 50 samples hold 4-12 cycles and a partial one: the mean of
-		 * the floor is off by up to half a cycle's imbalance */
-		tr->min_n_levels = 100;
+		tr->floor_mbps = lo;
+		tr->recovered = 1;
 		ret = ph_add(ph, 0, 4 * hi);
 		for (t = warm; t < T && !ret; hot = !hot) {
 			ret = ph_add(ph, t, hot ? lo : hi);

@@ -23,8 +23,7 @@ enum bf_synth_kind {
 	BF_SYN_THERMAL_DOWN,	/* three stages down, no recovery */
 	BF_SYN_THERMAL_SAW,	/* throttle and recover, 3 cycles */
 	BF_SYN_THERMAL_CYCLE,	/* fast regular throttle cycle, 4..16 samples */
-	BF_SYN_THERMAL_HOTSTART, /* fast at first, then such a cycle 4x below:
-				  * truth cache-exhaustion (periodic floor) */
+	BF_SYN_THERMAL_HOTSTART, /* fast at first, then such a cycle below */
 	BF_SYN_FTL_ERRATIC,	/* two levels, random dwell, mean 3-4 samples */
 	BF_SYN_FTL_FAST,	/* two levels, random dwell, mean 1.5 samples */
 	BF_SYN_FTL_BACKWARDS,	/* slow, fast, slow */
