@@ -1358,6 +1358,29 @@ static double after_mean(const struct bf_work *w, size_t i)
 	return t > 0 ? b / t / 1e6 : 0;
 }
 
+/* Relative change of a straight line fitted to y from sample @from on. */
+static double trend_from(const struct bf_work *w, size_t from)
+{
+	double st = 0, sy = 0, stt = 0, sty = 0, den, b, t0, t1;
+	size_t i, n = w->n - from;
+
+	if (n < 3)
+		return 0;
+	for (i = from; i < w->n; i++) {
+		double t = w->s[i].t;
+
+		st += t;
+		sy += w->y[i];
+		stt += t * t;
+		sty += t * w->y[i];
+	}
+	den = n * stt - st * st;
+	b = den > 0 ? (n * sty - st * sy) / den : 0;
+	t0 = w->s[from].t - w->s[from].dt;
+	t1 = w->s[w->n - 1].t;
+	return expm1(b * (t1 - t0));
+}
+
 static void stall_words(const struct bf_report *r, char *b, size_t len)
 {
 	if (!r->stalls.count) {
@@ -1468,6 +1491,8 @@ static int classify(struct bf_work *w, struct bf_report *r)
 		w->nseg = r->nraw_segments;
 	}
 	free(raw);
+	if (v.step)
+		r->trend_rel = trend_from(w, w->seg[1].first);
 	fill_steps(w, r);
 	ret = fill_report(w, r);
 	if (ret)
@@ -1642,12 +1667,20 @@ void bf_report_free(struct bf_report *r)
 
 /* ---- printers ----------------------------------------------------------- */
 
+static const char *floor_kind_name(enum bf_floor_kind k)
+{
+	return k == BF_FLOOR_PERIODIC ? "periodic" :
+	       k == BF_FLOOR_ERRATIC ? "erratic" : "steady";
+}
+
 void bf_report_print(FILE *f, const struct bf_report *r)
 {
 	char a[32], b[32], c[32];
 	size_t i;
 
-	fprintf(f, "class: %s\n", bf_class_name(r->class));
+	fprintf(f, "class: %s (confidence %.2f)\n", bf_class_name(r->class),
+		r->confidence);
+	fprintf(f, "reason: %s\n", r->reason);
 	fmt_rate(a, sizeof(a), r->peak_mbps);
 	fmt_rate(b, sizeof(b), r->floor_mbps);
 	fmt_rate(c, sizeof(c), r->mean_mbps);
@@ -1661,6 +1694,22 @@ void bf_report_print(FILE *f, const struct bf_report *r)
 			r->step_time_s, a, r->cache_bytes);
 	}
 	fprintf(f, "recovered: %s\n", r->recovered ? "yes" : "no");
+	fprintf(f, "stalls: %u (longest %.1f s, %.1f s in all)\n",
+		r->stalls.count, r->stalls.longest_s, r->stalls.total_s);
+	fprintf(f, "floor behaviour: %s", floor_kind_name(r->floor_kind));
+	if (r->floor_kind == BF_FLOOR_PERIODIC)
+		fprintf(f, ", every %.1f s, %.0f %% of the time up",
+			r->floor_period_s, 100 * r->floor_duty);
+	fprintf(f, "\ntrend: %+.0f %% (straight-line fit %s)\n",
+		100 * r->trend_rel, r->has_step ? "after the step" : "over the run");
+	for (i = 0; i < r->nsteps; i++) {
+		bf_fmt_si_bytes(a, sizeof(a), r->steps[i].bytes);
+		fprintf(f, "step %zu: at %.1f s after %s, %.2fx %s\n", i + 1,
+			r->steps[i].time_s, a,
+			r->steps[i].ratio >= 1 ? r->steps[i].ratio :
+						 1 / r->steps[i].ratio,
+			r->steps[i].ratio >= 1 ? "down" : "up");
+	}
 	if (r->erratic)
 		fprintf(f, "erratic: yes (no stable plateau)\n");
 	if (r->cycle_s > 0)
@@ -1693,7 +1742,10 @@ void bf_report_json(FILE *f, const struct bf_report *r)
 
 	bf_json_init(&j, f);
 	bf_json_obj_open(&j, NULL);
+	bf_json_u64(&j, "schema", BF_SCHEMA_VERSION);
 	bf_json_str(&j, "class", bf_class_name(r->class));
+	bf_json_double(&j, "confidence", r->confidence);
+	bf_json_str(&j, "reason", r->reason);
 	bf_json_double(&j, "peak_MBps", r3(r->peak_mbps));
 	bf_json_double(&j, "floor_MBps", r3(r->floor_mbps));
 	bf_json_double(&j, "mean_MBps", r3(r->mean_mbps));
@@ -1710,6 +1762,31 @@ void bf_report_json(FILE *f, const struct bf_report *r)
 		bf_json_double(&j, "cycle_s", r3(r->cycle_s));
 	else
 		bf_json_null(&j, "cycle_s");
+	bf_json_obj_open(&j, "stalls");
+	bf_json_u64(&j, "count", r->stalls.count);
+	bf_json_double(&j, "longest_s", r3(r->stalls.longest_s));
+	bf_json_double(&j, "total_s", r3(r->stalls.total_s));
+	bf_json_obj_close(&j);
+	bf_json_arr_open(&j, "steps");
+	for (i = 0; i < r->nsteps; i++) {
+		bf_json_obj_open(&j, NULL);
+		bf_json_double(&j, "time_s", r3(r->steps[i].time_s));
+		bf_json_u64(&j, "bytes", llround(fmax(r->steps[i].bytes, 0)));
+		bf_json_double(&j, "ratio", r3(r->steps[i].ratio));
+		bf_json_obj_close(&j);
+	}
+	bf_json_arr_close(&j);
+	bf_json_obj_open(&j, "floor");
+	bf_json_str(&j, "behaviour", floor_kind_name(r->floor_kind));
+	if (r->floor_kind == BF_FLOOR_PERIODIC) {
+		bf_json_double(&j, "period_s", r3(r->floor_period_s));
+		bf_json_double(&j, "duty", r3(r->floor_duty));
+	} else {
+		bf_json_null(&j, "period_s");
+		bf_json_null(&j, "duty");
+	}
+	bf_json_obj_close(&j);
+	bf_json_double(&j, "trend_rel", r3(r->trend_rel));
 	bf_json_u64(&j, "total_bytes", llround(r->total_bytes));
 	bf_json_double(&j, "total_s", r3(r->total_s));
 	bf_json_double(&j, "noise_rel", round(r->noise_rel * 1e4) / 1e4);
