@@ -1073,6 +1073,24 @@ static bool staircase(const struct bf_work *w, double drop, double total)
 	return steps >= 2 || (steps == 1 && big >= 0.8 * drop);
 }
 
+/*
+ * A straight decline (a hard disk's zones): the plateaus only go down, a
+ * straight line fits the samples about as well as the plateaus do (within
+ * 20 % of the residual sd), and the line falls by 10 % or more.
+ */
+static bool linear(const struct bf_work *w, const struct bf_feat *f)
+{
+	size_t g;
+
+	if (f->erratic || !(f->slope < 0) ||
+	    -f->slope * f->total < log(1.1) || f->line_sd >= 1.2 * f->seg_sd)
+		return false;
+	for (g = 1; g < w->nseg; g++)
+		if (w->seg[g].lvl > w->seg[g - 1].lvl)
+			return false;
+	return true;
+}
+
 /* Largest one-step drop between consecutive plateaus (log). */
 static double deepest_step(const struct bf_work *w)
 {
@@ -1163,10 +1181,71 @@ set_reason(struct bf_report *r, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * Cycles between two levels: crossings of the band around the middle of
+ * @lo and @hi (a quarter of the distance either side) by the 3-point
+ * median of the log rate (one noisy sample is not a crossing), the number of low
+ * phases and the coefficient of variation of their lengths (s). A throttle
+ * cycle repeats with its thermal time constant (CV ~0.1); GC dips after
+ * random stretches (CV ~1).
+ */
+static void cycles(const struct bf_work *w, double lo, double hi,
+		   unsigned int *nlow, double *cv)
+{
+	double c = (lo + hi) / 2, d = (hi - lo) / 4, t0 = 0, m = 0, v = 0;
+	double len[64];
+	int state = 0;
+	size_t i, k = 0;
+
+	*nlow = 0;
+	for (i = 0; i < w->n; i++) {
+		double t = w->s[i].t, y = w->f[i];
+
+		if (state >= 0 && y < c - d) {
+			state = -1;
+			t0 = t;
+		} else if (state < 0 && y > c + d) {
+			state = 1;
+			if (k < 64)
+				len[k++] = t - t0;
+			(*nlow)++;
+		}
+	}
+	if (k < 3) {
+		*cv = NAN;
+		return;
+	}
+	for (i = 0; i < k; i++)
+		m += len[i];
+	m /= k;
+	for (i = 0; i < k; i++)
+		v += (len[i] - m) * (len[i] - m);
+	*cv = m > 0 ? sqrt(v / (k - 1)) / m : NAN;
+}
+
+/* Returns from below @mid to above it in the plateau sequence. */
+static unsigned int seg_cycles(const struct bf_work *w, double mid)
+{
+	unsigned int n = 0;
+	bool low = false;
+	size_t g;
+
+	for (g = 0; g < w->nseg; g++) {
+		if (w->seg[g].lvl < mid) {
+			low = true;
+		} else if (low) {
+			n++;
+			low = false;
+		}
+	}
+	return n;
+}
+
 static void verdict_oscillation(struct bf_work *w, const struct bf_feat *f,
 				struct bf_report *r, struct bf_verdict *v)
 {
-	double depth = f->hi2 - f->lo2;
+	double depth = f->hi2 - f->lo2, cv;
+	unsigned int nlow;
 
 	v->osc = true;
 	if (!f->bimodal) {
@@ -1183,6 +1262,14 @@ static void verdict_oscillation(struct bf_work *w, const struct bf_feat *f,
 		v->conf = confidence(w->n, (depth - BF_GC_DEPTH) / 0.4);
 		set_reason(r, "switches between two levels %.1fx apart (%.0f %% of the time in the upper one): deeper than heat",
 			   exp(depth), 100 * (isnan(r->floor_duty) ? 0.5 : r->floor_duty));
+		return;
+	}
+	cycles(w, f->lo2, f->hi2, &nlow, &cv);
+	if (r->floor_kind != BF_FLOOR_PERIODIC && nlow >= 3 && cv > 0.5) {
+		v->class = BF_CLASS_FTL_STARVATION;
+		v->conf = confidence(nlow, (cv - 0.5) / 0.3);
+		set_reason(r, "switches irregularly between two levels %.1fx apart (%u slow stretches, lengths varying by %.0f %%): not a thermal cycle",
+			   exp(depth), nlow, 100 * cv);
 		return;
 	}
 	v->class = BF_CLASS_THERMAL_THROTTLING;
@@ -1266,14 +1353,14 @@ static void decide(struct bf_work *w, struct bf_feat *f,
 			return;
 		}
 		if (staircase(w, drop, f->total) &&
-		    !(f->line_sd < 1.2 * f->seg_sd)) {
+		    !linear(w, f)) {
 			v->class = BF_CLASS_THERMAL_THROTTLING;
 			v->conf = confidence(nmin, (BF_CLIFF_BIG - drop) / 0.3);
 			set_reason(r, "a staircase of moderate steps (first %.2fx) over time, no single cliff",
 				   exp(drop));
 			return;
 		}
-		if (f->line_sd < 1.2 * f->seg_sd && drop < BF_CLIFF_BIG &&
+		if (linear(w, f) && drop < BF_CLIFF_BIG &&
 		    w->nseg > 2) {
 			v->class = BF_CLASS_STEADY;
 			v->conf = confidence(w->n, 0.5);
@@ -1314,7 +1401,7 @@ static void decide(struct bf_work *w, struct bf_feat *f,
 		verdict_oscillation(w, f, r, v);
 		return;
 	}
-	if (w->nseg == 1 || f->line_sd < 1.2 * f->seg_sd) {
+	if (w->nseg == 1 || linear(w, f)) {
 		v->class = BF_CLASS_STEADY;
 		v->conf = confidence(w->n, 1);
 		if (w->nseg == 1)
@@ -1324,6 +1411,14 @@ static void decide(struct bf_work *w, struct bf_feat *f,
 			set_reason(r, "a straight decline (%.0f %% over the run), no step: a trend, like a hard disk's zones",
 				   100 * (1 - exp(f->slope * f->total)));
 		return;
+	}
+	/* three or more returns between two distinct levels: an oscillation */
+	if (r->recovered && f->bimodal) {
+		if (seg_cycles(w, (f->lo2 + f->hi2) / 2) >= 3) {
+			verdict_oscillation(w, f, r, v);
+			v->osc = f->erratic;
+			return;
+		}
 	}
 	if (r->recovered && deep >= BF_NEVER_HEAT) {
 		if (f->bimodal && f->hi2 - f->lo2 >= BF_GC_DEPTH) {
