@@ -114,11 +114,42 @@ int bf_series_push(struct bf_series *ser, double t, double dt, double mbps,
 		   double bytes);
 void bf_series_free(struct bf_series *ser);
 
-/*
- * Load a curve from a file in any of the three formats (blkfloor trace,
- * fio bandwidth log, two-column CSV of seconds and MB/s), detected from the
- * content. Returns 0, or a negative errno with a one-line reason in @err.
+enum bf_format {
+	BF_FORMAT_AUTO,		/* guess from the content */
+	BF_FORMAT_TRACE,	/* blkfloor trace */
+	BF_FORMAT_FIO,		/* fio bandwidth log (log_avg_msec) */
+	BF_FORMAT_CSV,		/* two columns: seconds, MB/s */
+};
+
+const char *bf_format_name(enum bf_format f);
+/* "trace", "fio", "csv"; returns 0 or -EINVAL */
+int bf_format_parse(const char *s, enum bf_format *f);
+
+/**
+ * struct bf_load - how a curve was read
+ * @format: in: the format to read, or BF_FORMAT_AUTO; out: the one used
+ * @guessed: the format was guessed from the content
+ * @warn: problems that did not stop the load (gaps, dropped intervals, a
+ *	  trace without an end state), "; "-separated, or empty
  */
+struct bf_load {
+	enum bf_format format;
+	bool guessed;
+	char warn[256];
+};
+
+/*
+ * Load a curve from @path ("-" is standard input) in @ld->format, or in
+ * the format guessed from the content. Numbers must be finite, in range,
+ * decimal with a point; times must increase. Returns 0, or a negative
+ * errno with a one-line reason in @err.
+ */
+int bf_series_load_as(const char *path, struct bf_load *ld,
+		      struct bf_series *ser, char *err, size_t errlen);
+int bf_series_read_as(FILE *f, struct bf_load *ld, struct bf_series *ser,
+		      char *err, size_t errlen);
+
+/* The same, guessing the format and ignoring the warnings. */
 int bf_series_load(const char *path, struct bf_series *ser, char *err,
 		   size_t errlen);
 

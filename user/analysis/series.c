@@ -12,12 +12,22 @@
  *  - two columns, seconds and MB/s, '#' comments, an optional non-numeric
  *    header. Times are taken as interval ends, or as interval starts when
  *    the first one is 0.
+ *
+ * The format is given (--format) or guessed from the content, and the guess
+ * is reported. Nothing is read silently wrong: a number that is not a
+ * finite decimal in range, a decimal comma, time going backwards, a trace
+ * whose bytes_total decreases or whose run failed are errors; gaps, dropped
+ * intervals and a trace without an end state are warnings. The input is
+ * read once, front to back, so a pipe works.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include "classify.h"
 
@@ -71,7 +81,77 @@ double bf_series_time_at(const struct bf_sample *s, size_t n, double bytes)
 	return s[lo].t - s[lo].dt + f * s[lo].dt;
 }
 
-/* ---- line splitting ----------------------------------------------------- */
+/* ---- formats -------------------------------------------------------------- */
+
+static const char *const fmt_names[] = {
+	[BF_FORMAT_AUTO] = "auto",
+	[BF_FORMAT_TRACE] = "trace",
+	[BF_FORMAT_FIO] = "fio",
+	[BF_FORMAT_CSV] = "csv",
+};
+
+const char *bf_format_name(enum bf_format f)
+{
+	return f <= BF_FORMAT_CSV ? fmt_names[f] : "?";
+}
+
+int bf_format_parse(const char *s, enum bf_format *f)
+{
+	int i;
+
+	for (i = BF_FORMAT_TRACE; i <= BF_FORMAT_CSV; i++)
+		if (!strcmp(s, fmt_names[i])) {
+			*f = i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* ---- lines -------------------------------------------------------------- */
+
+struct lines {
+	FILE *f;
+	char *buf;
+	size_t cap;
+	long no;		/* line number of the last line returned */
+	bool pending;		/* buf holds a line not yet returned */
+	int err;		/* errno of a read error, or 0 */
+};
+
+static void chomp(char *s)
+{
+	size_t l = strlen(s);
+
+	while (l && (s[l - 1] == '\n' || s[l - 1] == '\r'))
+		s[--l] = '\0';
+}
+
+/* The next line without its newline, or NULL at the end or on an error. */
+static char *next_line(struct lines *L)
+{
+	if (L->pending) {
+		L->pending = false;
+		return L->buf;
+	}
+	errno = 0;
+	if (getline(&L->buf, &L->cap, L->f) < 0) {
+		if (ferror(L->f))
+			L->err = errno ? errno : EIO;
+		return NULL;
+	}
+	L->no++;
+	chomp(L->buf);
+	return L->buf;
+}
+
+static bool blank(const char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	return !*s;
+}
+
+/* ---- fields and numbers ----------------------------------------------------- */
 
 #define MAXF 32
 
@@ -87,10 +167,7 @@ static int split(char *line, char **fld, int max, bool commas_only)
 		while (*p == ' ' || *p == '\t')
 			p++;
 		fld[n++] = p;
-		if (commas_only)
-			end = p + strcspn(p, ",");
-		else
-			end = p + strcspn(p, ",; \t");
+		end = p + strcspn(p, commas_only ? "," : ",; \t");
 		if (!*end)
 			break;
 		if (!commas_only) {
@@ -108,7 +185,6 @@ static int split(char *line, char **fld, int max, bool commas_only)
 			p = end + 1;
 		}
 	}
-	/* trim trailing blanks */
 	for (int i = 0; i < n; i++) {
 		size_t l = strlen(fld[i]);
 
@@ -118,99 +194,223 @@ static int split(char *line, char **fld, int max, bool commas_only)
 	return n;
 }
 
-static bool num(const char *s, double *v)
+enum num_err { NUM_OK, NUM_BAD, NUM_NONFINITE, NUM_RANGE, NUM_HEX };
+
+#define BF_NUM_MAX	1e15	/* no rate, time or count here is larger */
+
+/* A finite decimal number with a point, at most BF_NUM_MAX in size. */
+static enum num_err parse_num(const char *s, double *v)
 {
 	char *end;
 
 	if (!*s)
-		return false;
+		return NUM_BAD;
+	if (!strncasecmp(s + (*s == '-' || *s == '+'), "0x", 2))
+		return NUM_HEX;
 	errno = 0;
 	*v = strtod(s, &end);
-	return !errno && !*end && isfinite(*v);
+	if (end == s || *end)
+		return NUM_BAD;
+	if (!isfinite(*v))
+		return NUM_NONFINITE;
+	if (errno == ERANGE || fabs(*v) > BF_NUM_MAX)
+		return NUM_RANGE;
+	return NUM_OK;
 }
 
-static bool blank(const char *s)
+static bool is_num(const char *s, double *v)
 {
-	while (isspace((unsigned char)*s))
-		s++;
-	return !*s;
+	return parse_num(s, v) == NUM_OK;
 }
 
-static void chomp(char *s)
+/* A one-line reason for a field that is not a usable number. */
+static int num_error(char *err, size_t len, long line, const char *what,
+		     const char *fld, enum num_err e)
 {
-	size_t l = strlen(s);
+	static const char *const why[] = {
+		[NUM_BAD] = "is not a number",
+		[NUM_NONFINITE] = "is not a finite number",
+		[NUM_RANGE] = "is out of range",
+		[NUM_HEX] = "is not a decimal number (hexadecimal is not accepted)",
+	};
 
-	while (l && (s[l - 1] == '\n' || s[l - 1] == '\r'))
-		s[--l] = '\0';
+	snprintf(err, len, "line %ld: %s '%.40s' %s", line, what, fld,
+		 why[e == NUM_OK ? NUM_BAD : e]);
+	return -EINVAL;
+}
+
+/* Parse a field that must be a number; -EINVAL with the reason if not. */
+static int need_num(char *err, size_t len, long line, const char *what,
+		    const char *fld, double *v)
+{
+	enum num_err e = parse_num(fld, v);
+
+	return e == NUM_OK ? 0 : num_error(err, len, line, what, fld, e);
+}
+
+static void warn(struct bf_load *ld, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void warn(struct bf_load *ld, const char *fmt, ...)
+{
+	size_t l = strlen(ld->warn);
+	va_list ap;
+
+	if (l && l + 2 < sizeof(ld->warn)) {
+		strcpy(ld->warn + l, "; ");
+		l += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(ld->warn + l, sizeof(ld->warn) - l, fmt, ap);
+	va_end(ap);
 }
 
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); ret = -EINVAL; goto out; } while (0)
+#define TRY(x) do { ret = (x); if (ret) goto out; } while (0)
+
+#define BF_RATE_MAX	1e7	/* MB/s: 10 TB/s is no drive */
+#define BF_TIME_MAX	1e9	/* s: 31 years */
 
 /* ---- blkfloor trace ------------------------------------------------------ */
 
-static int read_trace(FILE *f, struct bf_series *ser, char *err, size_t errlen)
+struct trace_cols { int start, end, bytes, rate, total; };
+
+static int trace_header(char *line, struct trace_cols *c)
 {
-	int c_start = -1, c_end = -1, c_bytes = -1, c_rate = -1, c_total = -1;
-	char *line = NULL, *fld[MAXF];
-	size_t cap = 0;
-	long lineno = 0;
+	char *fld[MAXF];
+	int n = split(line, fld, MAXF, true), i;
+
+	*c = (struct trace_cols){ -1, -1, -1, -1, -1 };
+	for (i = 0; i < n; i++) {
+		if (!strcmp(fld[i], "start_s"))
+			c->start = i;
+		else if (!strcmp(fld[i], "end_s"))
+			c->end = i;
+		else if (!strcmp(fld[i], "bytes"))
+			c->bytes = i;
+		else if (!strcmp(fld[i], "MBps"))
+			c->rate = i;
+		else if (!strcmp(fld[i], "bytes_total"))
+			c->total = i;
+	}
+	return c->start < 0 || c->end < 0 || (c->bytes < 0 && c->rate < 0) ?
+	       -EINVAL : 0;
+}
+
+struct trace_state {
+	double prev_end, prev_total, sum, gap_s;
+	unsigned int gaps;
+	bool any, failed, ended;
+	long err_no, dropped;
+};
+
+/* "# state: failed", "# errno: -5", "# dropped: 3" */
+static void trace_meta(const char *line, struct trace_state *ts)
+{
+	if (!strncmp(line, "# state:", 8)) {
+		ts->ended = true;
+		ts->failed = strstr(line + 8, "failed") != NULL;
+	} else if (!strncmp(line, "# errno:", 8)) {
+		ts->err_no = strtol(line + 8, NULL, 10);
+	} else if (!strncmp(line, "# dropped:", 10)) {
+		ts->dropped = strtol(line + 10, NULL, 10);
+	}
+}
+
+static int trace_line(char *line, long no, const struct trace_cols *c,
+		      struct trace_state *ts, struct bf_series *ser,
+		      char *err, size_t errlen)
+{
+	char *fld[MAXF];
+	int n = split(line, fld, MAXF, true), ret = 0;
+	double st, en, by = 0, rate = 0, tot;
+
+	if (n <= c->start || n <= c->end || (c->bytes >= 0 && n <= c->bytes) ||
+	    (c->rate >= 0 && n <= c->rate) || (c->total >= 0 && n <= c->total))
+		FAIL("line %ld: %d fields, fewer than the header names", no, n);
+	TRY(need_num(err, errlen, no, "start_s", fld[c->start], &st));
+	TRY(need_num(err, errlen, no, "end_s", fld[c->end], &en));
+	if (c->bytes >= 0)
+		TRY(need_num(err, errlen, no, "bytes", fld[c->bytes], &by));
+	if (c->rate >= 0)
+		TRY(need_num(err, errlen, no, "MBps", fld[c->rate], &rate));
+	if (st < 0 || by < 0 || rate < 0)
+		FAIL("line %ld: a negative time, byte count or rate", no);
+	if (en < st || (ts->any && st < ts->prev_end - 1e-6))
+		FAIL("line %ld: time goes backwards (interval %g..%g s after one ending at %g s)",
+		     no, st, en, ts->prev_end);
+	if (en == st)
+		return 0;	/* an empty interval carries no rate */
+	if (c->rate < 0)
+		rate = by / (en - st) / 1e6;
+	if (c->bytes < 0)
+		by = rate * 1e6 * (en - st);
+	if (rate > BF_RATE_MAX || en > BF_TIME_MAX)
+		FAIL("line %ld: %g MB/s at %g s is out of range", no, rate, en);
+	ts->sum += by;
+	tot = ts->sum;
+	if (c->total >= 0)
+		TRY(need_num(err, errlen, no, "bytes_total", fld[c->total], &tot));
+	if (ts->any && tot < ts->prev_total)
+		FAIL("line %ld: bytes_total decreases (%.0f after %.0f)", no,
+		     tot, ts->prev_total);
+	if (ts->any && st > ts->prev_end + fmax(1e-3, 0.01 * (en - st))) {
+		ts->gaps++;
+		ts->gap_s += st - ts->prev_end;
+	}
+	ts->any = true;
+	ts->prev_end = en;
+	ts->prev_total = tot;
+	if (bf_series_push(ser, en, en - st, rate, tot))
+		FAIL("out of memory");
+out:
+	return ret;
+}
+
+static int read_trace(struct lines *L, struct bf_load *ld,
+		      struct bf_series *ser, char *err, size_t errlen)
+{
+	struct trace_state ts = { 0 };
+	struct trace_cols c = { -1, -1, -1, -1, -1 };
 	bool header = false;
-	double sum = 0;
+	char *line;
 	int ret = 0;
 
-	while (getline(&line, &cap, f) > 0) {
-		double st, en, by = 0, rate, tot;
-		int n, i;
-
-		lineno++;
-		chomp(line);
-		if (line[0] == '#' || blank(line))
+	line = next_line(L);
+	if (!line || strncmp(line, "# blkfloor-trace", 16))
+		FAIL("not a blkfloor trace (the first line is not '# blkfloor-trace v1')");
+	while ((line = next_line(L))) {
+		if (line[0] == '#') {
+			trace_meta(line, &ts);
 			continue;
-		n = split(line, fld, MAXF, true);
+		}
+		if (blank(line))
+			continue;
 		if (!header) {
-			for (i = 0; i < n; i++) {
-				if (!strcmp(fld[i], "start_s"))
-					c_start = i;
-				else if (!strcmp(fld[i], "end_s"))
-					c_end = i;
-				else if (!strcmp(fld[i], "bytes"))
-					c_bytes = i;
-				else if (!strcmp(fld[i], "MBps"))
-					c_rate = i;
-				else if (!strcmp(fld[i], "bytes_total"))
-					c_total = i;
-			}
-			if (c_start < 0 || c_end < 0 || (c_bytes < 0 && c_rate < 0))
+			if (trace_header(line, &c))
 				FAIL("line %ld: trace header lacks start_s, end_s or bytes/MBps",
-				     lineno);
+				     L->no);
 			header = true;
 			continue;
 		}
-		if (n <= c_start || n <= c_end || !num(fld[c_start], &st) ||
-		    !num(fld[c_end], &en) ||
-		    (c_bytes >= 0 && (n <= c_bytes || !num(fld[c_bytes], &by))))
-			FAIL("line %ld: malformed interval", lineno);
-		if (en - st <= 0)
-			continue;	/* an empty interval carries no rate */
-		if (c_rate < 0 || n <= c_rate || !num(fld[c_rate], &rate))
-			rate = by / (en - st) / 1e6;
-		if (c_bytes < 0)
-			by = rate * 1e6 * (en - st);
-		sum += by;
-		if (c_total < 0 || n <= c_total || !num(fld[c_total], &tot))
-			tot = sum;
-		if (rate < 0)
-			FAIL("line %ld: negative rate", lineno);
-		ret = bf_series_push(ser, en, en - st, rate, tot);
-		if (ret) {
-			snprintf(err, errlen, "out of memory");
-			goto out;
-		}
+		TRY(trace_line(line, L->no, &c, &ts, ser, err, errlen));
 	}
+	if (L->err)
+		goto out;
 	if (!header)
 		FAIL("trace has no header line");
+	if (ts.failed)
+		FAIL("the run failed (# state: failed, errno %ld): its curve is a broken run, not the drive's",
+		     ts.err_no);
+	if (ts.gaps)
+		warn(ld, "%u gap%s between intervals (%.1f s in all)", ts.gaps,
+		     ts.gaps > 1 ? "s" : "", ts.gap_s);
+	if (ts.dropped > 0)
+		warn(ld, "%ld interval%s dropped by the CLI (the trace has holes)",
+		     ts.dropped, ts.dropped > 1 ? "s" : "");
+	if (!ts.ended)
+		warn(ld, "no '# state:' line: the run was cut short or is still running");
 out:
-	free(line);
 	return ret;
 }
 
@@ -218,20 +418,48 @@ out:
 
 struct raw { double t, v; int dir; };
 
+struct points {
+	struct raw *p;
+	size_t n, cap;
+	bool dirs[3];
+};
+
+static int add_point(struct points *P, double t, double v, int dir)
+{
+	if (P->n == P->cap) {
+		size_t cap = P->cap ? 2 * P->cap : 1024;
+		struct raw *q = realloc(P->p, cap * sizeof(*q));
+
+		if (!q)
+			return -ENOMEM;
+		P->p = q;
+		P->cap = cap;
+	}
+	P->p[P->n++] = (struct raw){ t, v, dir };
+	P->dirs[dir] = true;
+	return 0;
+}
+
 static int from_points(struct raw *p, size_t n, bool t_is_start, double scale,
-		       struct bf_series *ser, char *err, size_t errlen)
+		       bool fio, struct bf_series *ser, char *err,
+		       size_t errlen)
 {
 	double bytes = 0, dt, t;
 	size_t i;
 	int ret;
 
-	for (i = 0; i < n; i++) {
-		if (i && p[i].t <= p[i - 1].t) {
+	for (i = 1; i < n; i++) {
+		if (p[i].t > p[i - 1].t)
+			continue;
+		if (fio)
+			snprintf(err, errlen,
+				 "time repeats or goes backwards at %g ms: this looks like a per-I/O fio log; record the bandwidth log with --log_avg_msec=1000 (or 100)",
+				 p[i].t * 1000);
+		else
 			snprintf(err, errlen,
 				 "time goes backwards or repeats at %g s",
 				 p[i].t);
-			return -EINVAL;
-		}
+		return -EINVAL;
 	}
 	for (i = 0; i < n; i++) {
 		if (t_is_start) {
@@ -241,10 +469,6 @@ static int from_points(struct raw *p, size_t n, bool t_is_start, double scale,
 			dt = i ? p[i].t - p[i - 1].t :
 			     (p[0].t > 0 ? p[0].t : p[1].t - p[0].t);
 			t = p[i].t;
-		}
-		if (p[i].v < 0) {
-			snprintf(err, errlen, "negative rate at %g s", p[i].t);
-			return -EINVAL;
 		}
 		bytes += p[i].v * scale * dt;
 		ret = bf_series_push(ser, t, dt, p[i].v * scale / 1e6, bytes);
@@ -256,108 +480,153 @@ static int from_points(struct raw *p, size_t n, bool t_is_start, double scale,
 	return 0;
 }
 
-static int read_columns(FILE *f, struct bf_series *ser, char *err,
-			size_t errlen)
+/* Does this first data line look like a fio log? (the guess) */
+static bool looks_fio(char **fld, int nf)
 {
-	struct raw *p = NULL;
-	size_t n = 0, cap = 0, i, k;
-	char *line = NULL, *fld[MAXF];
-	size_t lcap = 0;
-	long lineno = 0, data = 0;
-	int fmt = 0;	/* 1 = fio, 2 = csv */
-	bool dirs[3] = { false, false, false };
+	double v[4];
+	int j;
+
+	if (nf < 4)
+		return false;
+	for (j = 0; j < 4; j++)
+		if (!is_num(fld[j], &v[j]))
+			return false;
+	return v[2] == floor(v[2]) && v[2] >= 0 && v[2] <= 2 &&
+	       v[0] == floor(v[0]);
+}
+
+static int column_line(char *line, long no, bool fio, bool *first,
+		       struct points *P, char *err, size_t errlen)
+{
+	char *fld[MAXF];
+	double t, v, d = 0;
+	int nf, ret = 0;
+
+	if (!fio && strchr(line, ';') && strchr(line, ','))
+		FAIL("line %ld: a decimal comma? numbers need a decimal point ('%.40s')",
+		     no, line);
+	nf = split(line, fld, MAXF, false);
+	if (*first && !fio && nf >= 1 && !is_num(fld[0], &t) &&
+	    parse_num(fld[0], &t) == NUM_BAD) {
+		*first = false;		/* a header line */
+		return 0;
+	}
+	*first = false;
+	if (fio && nf < 4)
+		FAIL("line %ld: not a fio bandwidth log line (msec, KiB/s, ddir, bs)",
+		     no);
+	if (!fio && nf != 2)
+		FAIL("line %ld: expected two numbers, seconds and MB/s, found %d fields%s",
+		     no, nf, nf == 4 && strchr(line, ',') ?
+		     " (decimal commas are not accepted)" : "");
+	TRY(need_num(err, errlen, no, "time", fld[0], &t));
+	TRY(need_num(err, errlen, no, "rate", fld[1], &v));
+	if (fio)
+		TRY(need_num(err, errlen, no, "ddir", fld[2], &d));
+	if (t < 0 || v < 0)
+		FAIL("line %ld: a negative %s", no, t < 0 ? "time" : "rate");
+	if (fio && (d != 0 && d != 1 && d != 2))
+		FAIL("line %ld: ddir %g is not 0, 1 or 2", no, d);
+	if (fio) {
+		t /= 1000;
+		v *= 1024 / 1e6;	/* KiB/s to MB/s */
+	}
+	if (v > BF_RATE_MAX || t > BF_TIME_MAX)
+		FAIL("line %ld: %g MB/s at %g s is out of range", no, v, t);
+	if (add_point(P, t, v, (int)d))
+		FAIL("out of memory");
+out:
+	return ret;
+}
+
+static int read_columns(struct lines *L, struct bf_load *ld,
+			struct bf_series *ser, char *err, size_t errlen)
+{
+	struct points P = { 0 };
+	bool first = true, fio;
+	size_t i, k;
+	char *line;
 	int ret = 0, want;
 
-	while (getline(&line, &lcap, f) > 0) {
-		double v[4];
-		int nf, j;
-
-		lineno++;
-		chomp(line);
+	while ((line = next_line(L))) {
 		if (line[0] == '#' || blank(line))
 			continue;
-		nf = split(line, fld, MAXF, false);
-		for (j = 0; j < nf && j < 4; j++)
-			if (!num(fld[j], &v[j]))
-				break;
-		if (!data && j < 2 && !fmt) {
-			fmt = 2;	/* a non-numeric header line */
-			continue;
-		}
-		data++;
-		if (!fmt)
-			fmt = nf >= 4 && j == 4 && v[2] == floor(v[2]) &&
-			      v[2] >= 0 && v[2] <= 2 && v[0] == floor(v[0]) ?
-			      1 : 2;
-		if (fmt == 1 && (nf < 4 || j < 4 || v[2] < 0 || v[2] > 2))
-			FAIL("line %ld: not a fio bandwidth log line", lineno);
-		if (fmt == 2 && (j < 2 || (nf != 2 && data == 1 && nf > 3)))
-			FAIL("line %ld: expected two numbers, seconds and MB/s",
-			     lineno);
-		if (n == cap) {
-			struct raw *q;
+		if (ld->format == BF_FORMAT_AUTO) {
+			char copy[512], *fld[MAXF];
 
-			cap = cap ? 2 * cap : 1024;
-			q = realloc(p, cap * sizeof(*p));
-			if (!q) {
-				snprintf(err, errlen, "out of memory");
-				ret = -ENOMEM;
-				goto out;
-			}
-			p = q;
+			snprintf(copy, sizeof(copy), "%s", line);
+			ld->format = looks_fio(fld, split(copy, fld, MAXF, false)) ?
+				     BF_FORMAT_FIO : BF_FORMAT_CSV;
+			ld->guessed = true;
 		}
-		p[n].t = fmt == 1 ? v[0] / 1000 : v[0];
-		p[n].v = v[1];
-		p[n].dir = fmt == 1 ? (int)v[2] : 0;
-		dirs[p[n].dir] = true;
-		n++;
+		fio = ld->format == BF_FORMAT_FIO;
+		TRY(column_line(line, L->no, fio, &first, &P, err, errlen));
 	}
-	if (n < 2)
+	if (L->err)
+		goto out;
+	if (P.n < 2)
 		FAIL("fewer than two samples");
-	if (fmt == 1) {
-		want = dirs[1] ? 1 : p[0].dir;
-		for (i = 0, k = 0; i < n; i++)
-			if (p[i].dir == want)
-				p[k++] = p[i];
-		n = k;
-		if (n < 2)
+	if (ld->format == BF_FORMAT_FIO) {
+		want = P.dirs[1] ? 1 : P.p[0].dir;
+		for (i = 0, k = 0; i < P.n; i++)
+			if (P.p[i].dir == want)
+				P.p[k++] = P.p[i];
+		if (k < 2)
 			FAIL("fewer than two samples in direction %d", want);
-		ret = from_points(p, n, false, 1024, ser, err, errlen);
+		ret = from_points(P.p, k, false, 1e6, true, ser, err, errlen);
 	} else {
-		ret = from_points(p, n, p[0].t <= 0, 1e6, ser, err, errlen);
+		ret = from_points(P.p, P.n, P.p[0].t <= 0, 1e6, false, ser,
+				  err, errlen);
 	}
 out:
-	free(line);
-	free(p);
+	free(P.p);
+	return ret;
+}
+
+int bf_series_read_as(FILE *f, struct bf_load *ld, struct bf_series *ser,
+		      char *err, size_t errlen)
+{
+	struct lines L = { .f = f };
+	char *line;
+	int ret;
+
+	ld->warn[0] = '\0';
+	ld->guessed = false;
+	line = next_line(&L);
+	if (line)
+		L.pending = true;
+	if (ld->format == BF_FORMAT_AUTO && line &&
+	    !strncmp(line, "# blkfloor-trace", 16)) {
+		ld->format = BF_FORMAT_TRACE;
+		ld->guessed = true;
+	}
+	if (ld->format == BF_FORMAT_TRACE)
+		ret = read_trace(&L, ld, ser, err, errlen);
+	else
+		ret = read_columns(&L, ld, ser, err, errlen);
+	if (L.err) {
+		snprintf(err, errlen, "read error after line %ld: %s", L.no,
+			 strerror(L.err));
+		ret = -L.err;
+	}
+	free(L.buf);
 	return ret;
 }
 
 int bf_series_read(FILE *f, struct bf_series *ser, char *err, size_t errlen)
 {
-	char first[64] = "";
-	int c;
-	size_t i = 0;
+	struct bf_load ld = { .format = BF_FORMAT_AUTO };
 
-	/* peek at the first line */
-	while ((c = getc(f)) != EOF && c != '\n' && i + 1 < sizeof(first))
-		first[i++] = c;
-	first[i] = '\0';
-	if (c != EOF && c != '\n')
-		while ((c = getc(f)) != EOF && c != '\n')
-			;
-	if (!strncmp(first, "# blkfloor-trace", 16))
-		return read_trace(f, ser, err, errlen);
-	if (fseek(f, 0, SEEK_SET)) {
-		snprintf(err, errlen, "input is not seekable");
-		return -EINVAL;
-	}
-	return read_columns(f, ser, err, errlen);
+	return bf_series_read_as(f, &ld, ser, err, errlen);
 }
 
-int bf_series_load(const char *path, struct bf_series *ser, char *err,
-		   size_t errlen)
+int bf_series_load_as(const char *path, struct bf_load *ld,
+		      struct bf_series *ser, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
+	bool std = !strcmp(path, "-");
+	FILE *f = std ? stdin : fopen(path, "r");
+	char why[224];
+	struct stat st;
 	int ret;
 
 	if (!f) {
@@ -365,11 +634,24 @@ int bf_series_load(const char *path, struct bf_series *ser, char *err,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return ret;
 	}
-	ret = bf_series_read(f, ser, err, errlen);
-	fclose(f);
-	if (!ret && ser->n < 3) {
-		snprintf(err, errlen, "%s: only %zu samples", path, ser->n);
-		ret = -EINVAL;
+	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(EISDIR));
+		if (!std)
+			fclose(f);
+		return -EISDIR;
 	}
+	ret = bf_series_read_as(f, ld, ser, why, sizeof(why));
+	if (!std)
+		fclose(f);
+	if (ret)
+		snprintf(err, errlen, "%s: %s", std ? "stdin" : path, why);
 	return ret;
+}
+
+int bf_series_load(const char *path, struct bf_series *ser, char *err,
+		   size_t errlen)
+{
+	struct bf_load ld = { .format = BF_FORMAT_AUTO };
+
+	return bf_series_load_as(path, &ld, ser, err, errlen);
 }
