@@ -7,6 +7,7 @@
 #include <string.h>
 #include <linux/blkfloor.h>
 
+#include "classify.h"
 #include "opts.h"
 #include "units.h"
 
@@ -39,6 +40,8 @@ static const struct optdef optdefs[] = {
 	{ "yes-destroy-data", BF_O_YES, false },
 	{ "percent", BF_O_PERCENT, true },
 	{ "min", BF_O_MIN, true },
+	{ "format", BF_O_FORMAT, true },
+	{ "output", BF_O_OUTPUT, true },
 };
 
 static const struct {
@@ -241,6 +244,20 @@ static int apply(struct bf_opts *o, const struct optdef *d, const char *v,
 			       &o->ring, err, len);
 	case BF_O_PERCENT:
 		return set_u32(d->name, v, 1, 100, &o->percent, err, len);
+	case BF_O_FORMAT: {
+		enum bf_format f;
+
+		if (bf_format_parse(v, &f))
+			return bad(err, len, d->name, v,
+				   "expected trace, fio or csv");
+		o->format = f;
+		break;
+	}
+	case BF_O_OUTPUT:
+		if (!*v)
+			return bad(err, len, d->name, v, "empty file name");
+		o->output = v;
+		break;
 	case BF_O_TRACE:
 		if (!*v)
 			return bad(err, len, d->name, v, "empty file name");
@@ -295,6 +312,8 @@ int bf_opts_parse(struct bf_opts *o, int argc, char **argv, uint32_t allowed,
 			only_pos = true;
 			continue;
 		}
+		if (!strcmp(a, "-o") && (allowed & BF_OPT(OUTPUT)))
+			a = "--output";	/* the one short option */
 		if (a[1] != '-') {
 			snprintf(err, errlen, "unknown option '%s'", a);
 			return -EINVAL;

@@ -15,6 +15,7 @@ enum bf_optid {
 	BF_O_LOOPS, BF_O_RATE, BF_O_INTERVAL, BF_O_DATA, BF_O_SEED, BF_O_FUA,
 	BF_O_PREFLUSH, BF_O_ERR_LIMIT, BF_O_RING, BF_O_NO_OWN, BF_O_TRACE,
 	BF_O_JSON, BF_O_QUIET, BF_O_YES, BF_O_PERCENT, BF_O_MIN,
+	BF_O_FORMAT, BF_O_OUTPUT,
 	BF_O_NR,
 };
 
@@ -25,7 +26,7 @@ enum bf_optid {
 			 BF_OPT(YES) | BF_OPT(FUA) | BF_OPT(PREFLUSH) | \
 			 BF_OPT(ERR_LIMIT) | BF_OPT(SEED) | BF_OPT(DATA))
 
-#define BF_MAX_POS 4
+#define BF_MAX_POS 64
 
 struct bf_opts {
 	uint32_t set;			/* BF_OPT() bits seen */
@@ -55,6 +56,8 @@ struct bf_opts {
 	bool yes;			/* --yes-destroy-data */
 	uint32_t percent;
 	uint64_t min;
+	uint8_t format;			/* enum bf_format (curve files) */
+	const char *output;		/* -o, --output FILE */
 };
 
 /*

@@ -1220,7 +1220,11 @@ static void cycles(const struct bf_work *w, double lo, double hi,
 	m /= k;
 	for (i = 0; i < k; i++)
 		v += (len[i] - m) * (len[i] - m);
-	*cv = m > 0 ? sqrt(v / (k - 1)) / m : NAN;
+	v = sqrt(v / (k - 1));
+	/* lengths are whole samples: a spread of a sample or so is the
+	 * sampling, not the drive */
+	v = fmax(0, v - 1.5 * w->s[w->n / 2].dt);
+	*cv = m > 0 ? v / m : NAN;
 }
 
 /* Returns from below @mid to above it in the plateau sequence. */
@@ -1833,11 +1837,21 @@ static double r3(double v)
 void bf_report_json(FILE *f, const struct bf_report *r)
 {
 	struct bf_json j;
-	size_t i;
 
 	bf_json_init(&j, f);
-	bf_json_obj_open(&j, NULL);
+	bf_report_json_obj(&j, NULL, r, NULL);
+}
+
+void bf_report_json_obj(struct bf_json *jp, const char *key,
+			const struct bf_report *r, const char *file)
+{
+	struct bf_json j = *jp;
+	size_t i;
+
+	bf_json_obj_open(&j, key);
 	bf_json_u64(&j, "schema", BF_SCHEMA_VERSION);
+	if (file)
+		bf_json_str(&j, "file", file);
 	bf_json_str(&j, "class", bf_class_name(r->class));
 	bf_json_double(&j, "confidence", r->confidence);
 	bf_json_str(&j, "reason", r->reason);
@@ -1902,6 +1916,7 @@ void bf_report_json(FILE *f, const struct bf_report *r)
 	bf_json_arr_close(&j);
 	bf_json_str(&j, "explanation", r->explain);
 	bf_json_obj_close(&j);
+	*jp = j;
 }
 
 /* ---- prediction ------------------------------------------------------- */

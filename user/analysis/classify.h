@@ -160,6 +160,11 @@ void bf_report_free(struct bf_report *r);
 /* Human-readable report (several lines) and the one-object JSON form. */
 void bf_report_print(FILE *f, const struct bf_report *r);
 void bf_report_json(FILE *f, const struct bf_report *r);
+struct bf_json;
+/* The same object as a member @key (or array element) of a JSON being
+ * written, with a "file" member if @file is not NULL. */
+void bf_report_json_obj(struct bf_json *j, const char *key,
+			const struct bf_report *r, const char *file);
 
 /*
  * Projected seconds to write @job_bytes with this profile, assuming the job
