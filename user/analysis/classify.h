@@ -29,7 +29,23 @@ struct bf_series {
 	struct bf_sample *s;
 	size_t n;
 	size_t cap;
+	/* set by the loaders, which bound the memory of very long curves:
+	 * beyond BF_SERIES_MAX samples, neighbouring intervals are merged
+	 * (bytes and time stay exact) and @merge doubles */
+	unsigned int merge;	/* intervals per sample, 0 or 1: none merged */
+	struct bf_sample acc;	/* a merged sample being filled */
+	unsigned int nacc;
 };
+
+#define BF_SERIES_MAX	(1U << 21)
+
+/*
+ * Append one interval, merging neighbours once the series holds
+ * BF_SERIES_MAX samples; bf_series_finish() flushes a partly filled one.
+ */
+int bf_series_add(struct bf_series *ser, double t, double dt, double mbps,
+		  double bytes);
+int bf_series_finish(struct bf_series *ser);
 
 enum bf_class {
 	BF_CLASS_STEADY,

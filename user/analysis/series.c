@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -54,6 +55,70 @@ void bf_series_free(struct bf_series *ser)
 	free(ser->s);
 	ser->s = NULL;
 	ser->n = ser->cap = 0;
+	ser->merge = ser->nacc = 0;
+}
+
+/* Two neighbouring intervals as one: bytes and time add up exactly. */
+static void merge2(struct bf_sample *a, const struct bf_sample *b)
+{
+	double dt = a->dt + b->dt;
+
+	a->mbps = (a->mbps * a->dt + b->mbps * b->dt) / dt;
+	a->dt = dt;
+	a->t = b->t;
+	a->bytes = b->bytes;
+}
+
+/* Halve the series: samples 2i and 2i + 1 become one. */
+static void halve(struct bf_series *ser)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i + 1 < ser->n; i += 2) {
+		ser->s[k] = ser->s[i];
+		merge2(&ser->s[k++], &ser->s[i + 1]);
+	}
+	if (i < ser->n) {
+		/* an odd one out starts the next merged sample */
+		ser->acc = ser->s[i];
+		ser->nacc = 1;
+	}
+	ser->n = k;
+	ser->merge = ser->merge ? 2 * ser->merge : 2;
+}
+
+int bf_series_add(struct bf_series *ser, double t, double dt, double mbps,
+		  double bytes)
+{
+	struct bf_sample x = { .t = t, .dt = dt, .mbps = mbps, .bytes = bytes };
+
+	if (ser->merge > 1) {
+		if (ser->nacc)
+			merge2(&ser->acc, &x);
+		else
+			ser->acc = x;
+		if (++ser->nacc < ser->merge)
+			return 0;
+		x = ser->acc;
+		ser->nacc = 0;
+	}
+	if (ser->n == BF_SERIES_MAX) {
+		halve(ser);
+		return bf_series_add(ser, x.t, x.dt, x.mbps, x.bytes);
+	}
+	return bf_series_push(ser, x.t, x.dt, x.mbps, x.bytes);
+}
+
+int bf_series_finish(struct bf_series *ser)
+{
+	int ret = 0;
+
+	if (ser->merge > 1 && ser->nacc) {
+		ser->nacc = 0;
+		ret = bf_series_push(ser, ser->acc.t, ser->acc.dt,
+				     ser->acc.mbps, ser->acc.bytes);
+	}
+	return ret;
 }
 
 double bf_series_time_at(const struct bf_sample *s, size_t n, double bytes)
@@ -361,7 +426,7 @@ static int trace_line(char *line, long no, const struct trace_cols *c,
 	ts->any = true;
 	ts->prev_end = en;
 	ts->prev_total = tot;
-	if (bf_series_push(ser, en, en - st, rate, tot))
+	if (bf_series_add(ser, en, en - st, rate, tot))
 		FAIL("out of memory");
 out:
 	return ret;
@@ -399,6 +464,8 @@ static int read_trace(struct lines *L, struct bf_load *ld,
 		goto out;
 	if (!header)
 		FAIL("trace has no header line");
+	if (bf_series_finish(ser))
+		FAIL("out of memory");
 	if (ts.failed)
 		FAIL("the run failed (# state: failed, errno %ld): its curve is a broken run, not the drive's",
 		     ts.err_no);
@@ -416,68 +483,72 @@ out:
 
 /* ---- fio bandwidth log and two-column CSV ------------------------------- */
 
-struct raw { double t, v; int dir; };
-
-struct points {
-	struct raw *p;
-	size_t n, cap;
-	bool dirs[3];
+/*
+ * A curve built as its points arrive: times are interval ends, or starts
+ * when the first is 0 (then each interval is known once the next point
+ * comes, and the last one lasts as long as the one before).
+ */
+struct builder {
+	struct bf_series ser;
+	bool fio, start_mode, any;
+	double prev_t, prev_v, prev_dt, bytes;
 };
 
-static int add_point(struct points *P, double t, double v, int dir)
+static int emit(struct builder *b, double t, double dt, double v)
 {
-	if (P->n == P->cap) {
-		size_t cap = P->cap ? 2 * P->cap : 1024;
-		struct raw *q = realloc(P->p, cap * sizeof(*q));
-
-		if (!q)
-			return -ENOMEM;
-		P->p = q;
-		P->cap = cap;
-	}
-	P->p[P->n++] = (struct raw){ t, v, dir };
-	P->dirs[dir] = true;
-	return 0;
+	b->bytes += v * 1e6 * dt;
+	return bf_series_add(&b->ser, t, dt, v, b->bytes);
 }
 
-static int from_points(struct raw *p, size_t n, bool t_is_start, double scale,
-		       bool fio, struct bf_series *ser, char *err,
-		       size_t errlen)
+static int feed(struct builder *b, double t, double v, char *err,
+		size_t errlen)
 {
-	double bytes = 0, dt, t;
-	size_t i;
-	int ret;
+	int ret = 0;
 
-	for (i = 1; i < n; i++) {
-		if (p[i].t > p[i - 1].t)
-			continue;
-		if (fio)
+	if (!b->any) {
+		b->any = true;
+		b->start_mode = t <= 0;
+		b->prev_t = t;
+		b->prev_v = v;
+		if (!b->start_mode) {
+			b->prev_dt = t;
+			ret = emit(b, t, t, v);
+		}
+		goto out;
+	}
+	if (t <= b->prev_t) {
+		if (b->fio)
 			snprintf(err, errlen,
 				 "time repeats or goes backwards at %g ms: this looks like a per-I/O fio log; record the bandwidth log with --log_avg_msec=1000 (or 100)",
-				 p[i].t * 1000);
+				 t * 1000);
 		else
 			snprintf(err, errlen,
-				 "time goes backwards or repeats at %g s",
-				 p[i].t);
+				 "time goes backwards or repeats at %g s", t);
 		return -EINVAL;
 	}
-	for (i = 0; i < n; i++) {
-		if (t_is_start) {
-			dt = i + 1 < n ? p[i + 1].t - p[i].t : p[i].t - p[i - 1].t;
-			t = p[i].t + dt;
-		} else {
-			dt = i ? p[i].t - p[i - 1].t :
-			     (p[0].t > 0 ? p[0].t : p[1].t - p[0].t);
-			t = p[i].t;
-		}
-		bytes += p[i].v * scale * dt;
-		ret = bf_series_push(ser, t, dt, p[i].v * scale / 1e6, bytes);
-		if (ret) {
-			snprintf(err, errlen, "out of memory");
-			return ret;
-		}
-	}
-	return 0;
+	if (b->start_mode)
+		ret = emit(b, t, t - b->prev_t, b->prev_v);
+	else
+		ret = emit(b, t, t - b->prev_t, v);
+	b->prev_dt = t - b->prev_t;
+	b->prev_t = t;
+	b->prev_v = v;
+out:
+	if (ret)
+		snprintf(err, errlen, "out of memory");
+	return ret;
+}
+
+static int finish(struct builder *b, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	if (b->start_mode && b->ser.n + b->ser.nacc >= 1)
+		ret = emit(b, b->prev_t + b->prev_dt, b->prev_dt, b->prev_v);
+	ret = ret ?: bf_series_finish(&b->ser);
+	if (ret)
+		snprintf(err, errlen, "out of memory");
+	return ret;
 }
 
 /* Does this first data line look like a fio log? (the guess) */
@@ -495,12 +566,111 @@ static bool looks_fio(char **fld, int nf)
 	       v[0] == floor(v[0]);
 }
 
+/* Skip blanks and one comma or semicolon between them. */
+static const char *sep(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == ',' || *p == ';')
+		p++;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/*
+ * "123.4567" without strtod: an integer mantissa under 2^53 divided by a
+ * power of ten up to 10^22 is correctly rounded (both are exact doubles),
+ * so the result is the one strtod gives (Clinger's fast path). Anything
+ * else (an exponent, more digits) returns false.
+ */
+static bool clinger(const char **p, double *v)
+{
+	static const double p10[] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21,
+		1e22,
+	};
+	const char *s = *p;
+	bool neg = *s == '-', dot = false;
+	uint64_t m = 0;
+	int frac = 0, digits = 0;
+
+	s += neg;
+	for (;; s++) {
+		if (*s >= '0' && *s <= '9') {
+			if (++digits > 15)
+				return false;
+			m = m * 10 + (uint64_t)(*s - '0');
+			frac += dot;
+		} else if (*s == '.' && !dot) {
+			dot = true;
+		} else {
+			break;
+		}
+	}
+	if (!digits || *s == 'e' || *s == 'E' || frac > 22)
+		return false;
+	*v = (double)m / p10[frac];
+	if (neg)
+		*v = -*v;
+	*p = s;
+	return true;
+}
+
+/* One plain decimal number at *p (no hex, no inf/nan: those take the
+ * slow path and its error message); advances *p. */
+static bool fast_num(const char **p, double *v)
+{
+	const char *s = *p;
+	char *end;
+
+	if (!((*s >= '0' && *s <= '9') || *s == '.' ||
+	      (*s == '-' && s[1] >= '0' && s[1] <= '9')) ||
+	    (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')))
+		return false;
+	if (clinger(p, v))
+		return true;
+	*v = strtod(s, &end);
+	if (end == s || !isfinite(*v) || fabs(*v) > BF_NUM_MAX)
+		return false;
+	*p = end;
+	return true;
+}
+
+/*
+ * The common line, "t,v" (CSV) or "t, v, ddir, bs..." (fio), parsed
+ * without splitting; anything unusual returns false for the full parse.
+ */
+static bool fast_line(const char *line, bool fio, double *t, double *v,
+		      double *d)
+{
+	const char *p = line;
+
+	if (!fast_num(&p, t))
+		return false;
+	p = sep(p);
+	if (!fast_num(&p, v))
+		return false;
+	if (!fio)
+		return !*sep(p) && !strchr(line, ';');
+	p = sep(p);
+	if (!fast_num(&p, d))
+		return false;
+	return *p == ',' && *sep(p);	/* a fourth field follows */
+}
+
 static int column_line(char *line, long no, bool fio, bool *first,
-		       struct points *P, char *err, size_t errlen)
+		       struct builder *B, char *err, size_t errlen)
 {
 	char *fld[MAXF];
 	double t, v, d = 0;
 	int nf, ret = 0;
+
+	if (fast_line(line, fio, &t, &v, &d)) {
+		*first = false;
+		goto checks;
+	}
 
 	if (!fio && strchr(line, ';') && strchr(line, ','))
 		FAIL("line %ld: a decimal comma? numbers need a decimal point ('%.40s')",
@@ -523,6 +693,7 @@ static int column_line(char *line, long no, bool fio, bool *first,
 	TRY(need_num(err, errlen, no, "rate", fld[1], &v));
 	if (fio)
 		TRY(need_num(err, errlen, no, "ddir", fld[2], &d));
+checks:
 	if (t < 0 || v < 0)
 		FAIL("line %ld: a negative %s", no, t < 0 ? "time" : "rate");
 	if (fio && (d != 0 && d != 1 && d != 2))
@@ -533,8 +704,8 @@ static int column_line(char *line, long no, bool fio, bool *first,
 	}
 	if (v > BF_RATE_MAX || t > BF_TIME_MAX)
 		FAIL("line %ld: %g MB/s at %g s is out of range", no, v, t);
-	if (add_point(P, t, v, (int)d))
-		FAIL("out of memory");
+	B[(int)d].fio = fio;
+	ret = feed(&B[(int)d], t, v, err, errlen);
 out:
 	return ret;
 }
@@ -542,11 +713,10 @@ out:
 static int read_columns(struct lines *L, struct bf_load *ld,
 			struct bf_series *ser, char *err, size_t errlen)
 {
-	struct points P = { 0 };
-	bool first = true, fio;
-	size_t i, k;
+	struct builder B[3] = { { .ser = { 0 } } };
+	bool first = true, fio = false;
+	int ret = 0, want = -1, i;
 	char *line;
-	int ret = 0, want;
 
 	while ((line = next_line(L))) {
 		if (line[0] == '#' || blank(line))
@@ -560,26 +730,35 @@ static int read_columns(struct lines *L, struct bf_load *ld,
 			ld->guessed = true;
 		}
 		fio = ld->format == BF_FORMAT_FIO;
-		TRY(column_line(line, L->no, fio, &first, &P, err, errlen));
+		TRY(column_line(line, L->no, fio, &first, B, err, errlen));
+		for (i = 0; want < 0 && i < 3; i++)
+			if (B[i].any)
+				want = i;
 	}
 	if (L->err)
 		goto out;
-	if (P.n < 2)
-		FAIL("fewer than two samples");
-	if (ld->format == BF_FORMAT_FIO) {
-		want = P.dirs[1] ? 1 : P.p[0].dir;
-		for (i = 0, k = 0; i < P.n; i++)
-			if (P.p[i].dir == want)
-				P.p[k++] = P.p[i];
-		if (k < 2)
-			FAIL("fewer than two samples in direction %d", want);
-		ret = from_points(P.p, k, false, 1e6, true, ser, err, errlen);
+	/* a fio log with writes gives its writes, else its one direction */
+	if (B[1].any)
+		want = 1;
+	if (want < 0 || B[want].ser.n + B[want].ser.nacc +
+			B[want].start_mode < 2)
+		FAIL("fewer than two samples%s", fio && want >= 0 ?
+		     " in that direction" : "");
+	TRY(finish(&B[want], err, errlen));
+	if (!ser->n) {
+		bf_series_free(ser);
+		*ser = B[want].ser;
+		B[want].ser = (struct bf_series){ 0 };
 	} else {
-		ret = from_points(P.p, P.n, P.p[0].t <= 0, 1e6, false, ser,
-				  err, errlen);
+		for (size_t k = 0; k < B[want].ser.n && !ret; k++) {
+			const struct bf_sample *x = &B[want].ser.s[k];
+
+			ret = bf_series_push(ser, x->t, x->dt, x->mbps, x->bytes);
+		}
 	}
 out:
-	free(P.p);
+	for (i = 0; i < 3; i++)
+		bf_series_free(&B[i].ser);
 	return ret;
 }
 

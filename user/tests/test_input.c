@@ -188,4 +188,33 @@ TEST(a_pipe_is_read_without_seeking)
 	bf_series_free(&ser);
 }
 
+/*
+ * A very long curve is held in at most BF_SERIES_MAX samples: neighbours
+ * merge, bytes and time stay exact (the curve is the same drive sampled
+ * at a longer interval).
+ */
+TEST(long_curves_merge_neighbours)
+{
+	struct bf_series ser = { 0 };
+	double bytes = 0, t = 0, sum = 0;
+	size_t i, n = 5000000;
+
+	for (i = 0; i < n; i++) {
+		double v = i % 3 ? 100 : 40;
+
+		t += 0.1;
+		bytes += v * 1e6 * 0.1;
+		ASSERT_EQ(0, bf_series_add(&ser, t, 0.1, v, bytes));
+	}
+	ASSERT_EQ(0, bf_series_finish(&ser));
+	EXPECT_LE(ser.n, (size_t)BF_SERIES_MAX);
+	EXPECT_EQ(4U, ser.merge);
+	EXPECT_EQ(bytes, ser.s[ser.n - 1].bytes);
+	EXPECT_LT(fabs(ser.s[ser.n - 1].t - t), 1e-6);
+	for (i = 0; i < ser.n; i++)
+		sum += ser.s[i].mbps * 1e6 * ser.s[i].dt;
+	EXPECT_LT(fabs(sum - bytes), 1e-6 * bytes);
+	bf_series_free(&ser);
+}
+
 TEST_HARNESS_MAIN
