@@ -214,7 +214,7 @@ static void json_predictions(struct bf_json *j, const struct bf_report *r)
 		bf_json_obj_open(j, NULL);
 		bf_json_u64(j, "job_bytes", (uint64_t)job_sizes[i]);
 		bf_json_double(j, "seconds", s);
-		bf_json_double(j, "end_mbps", end);
+		bf_json_double(j, "end_MBps", end);
 		bf_json_obj_close(j);
 	}
 	bf_json_arr_close(j);
@@ -366,17 +366,17 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 		bf_json_obj_open(&j, "run");
 		bf_run_json_summary(&j, &res);
 		bf_json_obj_close(&j);
-		bf_json_double(&j, "peak_mbps", peak / 1e6);
+		bf_json_double(&j, "peak_MBps", peak / 1e6);
 		if (kind == W_FILL) {
 			bf_json_u64(&j, "percent", o.percent);
 			bf_json_double(&j, "chunk_bytes", fs.chunk);
-			bf_json_arr_open(&j, "chunk_mbps");
+			bf_json_arr_open(&j, "chunk_MBps");
 			for (i = 0; i < fs.nrates; i++)
 				bf_json_double(&j, NULL, fs.rates[i]);
 			bf_json_arr_close(&j);
 			bf_json_double(&j, "tail_bytes", fs.tail);
-			bf_json_double(&j, "tail_mbps", fs.tail_mbps);
-			bf_json_double(&j, "mean_mbps", fs.mean_mbps);
+			bf_json_double(&j, "tail_MBps", fs.tail_mbps);
+			bf_json_double(&j, "mean_MBps", fs.mean_mbps);
 		}
 		if (classified) {
 			bf_json_key(&j, "classification");
