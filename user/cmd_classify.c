@@ -223,25 +223,39 @@ BLKFLOOR_COMMAND(plot, "FILE -o OUT.svg [--format trace|fio|csv]", do_plot,
 /* ---- compare ---------------------------------------------------------------- */
 
 /*
- * Mean, sd and effective count of the sample rates in [first, last]. The
- * samples of a curve are autocorrelated; with lag-1 autocorrelation r the
- * mean has the variance of n (1 - r) / (1 + r) independent samples (AR(1)).
+ * Mean of the sample rates in [first, last], and the sd and effective
+ * count of their noise: the deviations from the plateau each sample
+ * belongs to (a step is the curve's shape, not noise). Samples of a curve
+ * are autocorrelated; with lag-1 autocorrelation r of the deviations, the
+ * mean has the variance of n (1 - r) / (1 + r) independent samples (an
+ * AR(1) model).
  */
 struct stat { double mean, sd, neff; size_t n; };
 
-static struct stat stats(const struct bf_sample *s, size_t first, size_t last)
+static double level_of(const struct bf_report *r, size_t i, size_t *g)
+{
+	while (*g + 1 < r->nseg && r->seg[*g].last < i)
+		(*g)++;
+	return r->seg[*g].mean_mbps;
+}
+
+static struct stat stats(const struct bf_sample *s, const struct bf_report *rep,
+			 size_t first, size_t last)
 {
 	struct stat st = { 0, 0, 0, last - first + 1 };
-	double c1 = 0, r;
-	size_t i;
+	double c1 = 0, prev = 0, r;
+	size_t i, g = 0;
 
-	for (i = first; i <= last; i++)
+	for (i = first; i <= last; i++) {
+		double e = s[i].mbps - level_of(rep, i, &g);
+
 		st.mean += s[i].mbps;
+		st.sd += e * e;
+		if (i > first)
+			c1 += prev * e;
+		prev = e;
+	}
 	st.mean /= st.n;
-	for (i = first; i <= last; i++)
-		st.sd += (s[i].mbps - st.mean) * (s[i].mbps - st.mean);
-	for (i = first; i < last; i++)
-		c1 += (s[i].mbps - st.mean) * (s[i + 1].mbps - st.mean);
 	r = st.sd > 0 ? c1 / st.sd : 0;
 	r = r < 0 ? 0 : r > 0.99 ? 0.99 : r;
 	st.neff = fmax(1, st.n * (1 - r) / (1 + r));
@@ -305,8 +319,8 @@ static struct judged judge_plateau(const struct side *A, const struct side *B,
 
 	return judge(highest ? A->r.peak_mbps : A->r.floor_mbps,
 		     highest ? B->r.peak_mbps : B->r.floor_mbps,
-		     stats(A->s.s, A->r.seg[ka].first, A->r.seg[ka].last),
-		     stats(B->s.s, B->r.seg[kb].first, B->r.seg[kb].last));
+		     stats(A->s.s, &A->r, A->r.seg[ka].first, A->r.seg[ka].last),
+		     stats(B->s.s, &B->r, B->r.seg[kb].first, B->r.seg[kb].last));
 }
 
 static void row(const char *what, const struct judged *j)
@@ -355,8 +369,8 @@ static void compare_compute(const struct side *A, const struct side *B,
 	c->ta = bf_series_time_at(A->s.s, A->s.n, c->common);
 	c->tb = bf_series_time_at(B->s.s, B->s.n, c->common);
 	c->same = judge(c->common / c->ta / 1e6, c->common / c->tb / 1e6,
-			stats(A->s.s, 0, index_at(&A->s, c->common)),
-			stats(B->s.s, 0, index_at(&B->s, c->common)));
+			stats(A->s.s, &A->r, 0, index_at(&A->s, c->common)),
+			stats(B->s.s, &B->r, 0, index_at(&B->s, c->common)));
 	c->whole = (struct judged){ A->r.mean_mbps, B->r.mean_mbps, 0, NULL };
 }
 
@@ -387,10 +401,10 @@ static void compare_text(const struct side *A, const struct side *B,
 		printf("%-20s %18s %18s\n", "cache", x, y);
 	}
 	printf("\n\"beyond the noise\": Welch's t on the values printed, its standard\n"
-	       "error from the samples behind them (the plateau, or the common part)\n"
-	       "with the effective sample count n (1 - r) / (1 + r) of autocorrelated\n"
-	       "samples (r: lag-1 autocorrelation); |t| > 3 and a difference of 2 %%\n"
-	       "or more.\n");
+	       "error from the noise of the samples behind them (the plateau, or the\n"
+	       "common part; deviations from their plateaus) with the effective count\n"
+	       "n (1 - r) / (1 + r) of autocorrelated samples (r: lag-1\n"
+	       "autocorrelation); |t| > 3 and a difference of 2 %% or more.\n");
 }
 
 static void compare_json(const struct side *A, const struct side *B,

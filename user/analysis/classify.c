@@ -1457,21 +1457,27 @@ static double after_mean(const struct bf_work *w, size_t i)
 	return t > 0 ? b / t / 1e6 : 0;
 }
 
-/* Relative change of a straight line fitted to y from sample @from on. */
+/*
+ * Relative change of a straight line fitted to the median-filtered log
+ * rate from sample @from on (the sample straddling the step, which mixes
+ * both rates, left out).
+ */
 static double trend_from(const struct bf_work *w, size_t from)
 {
 	double st = 0, sy = 0, stt = 0, sty = 0, den, b, t0, t1;
-	size_t i, n = w->n - from;
+	size_t i, n;
 
-	if (n < 3)
+	from++;
+	if (from + 3 > w->n)
 		return 0;
+	n = w->n - from;
 	for (i = from; i < w->n; i++) {
 		double t = w->s[i].t;
 
 		st += t;
-		sy += w->y[i];
+		sy += w->f[i];
 		stt += t * t;
-		sty += t * w->y[i];
+		sty += t * w->f[i];
 	}
 	den = n * stt - st * st;
 	b = den > 0 ? (n * sty - st * sy) / den : 0;
@@ -1793,8 +1799,12 @@ void bf_report_print(FILE *f, const struct bf_report *r)
 			r->step_time_s, a, r->cache_bytes);
 	}
 	fprintf(f, "recovered: %s\n", r->recovered ? "yes" : "no");
-	fprintf(f, "stalls: %u (longest %.1f s, %.1f s in all)\n",
-		r->stalls.count, r->stalls.longest_s, r->stalls.total_s);
+	if (r->stalls.count)
+		fprintf(f, "stalls: %u (longest %.1f s, %.1f s in all)\n",
+			r->stalls.count, r->stalls.longest_s,
+			r->stalls.total_s);
+	else
+		fprintf(f, "stalls: none\n");
 	fprintf(f, "floor behaviour: %s", floor_kind_name(r->floor_kind));
 	if (r->floor_kind == BF_FLOOR_PERIODIC)
 		fprintf(f, ", every %.1f s, %.0f %% of the time up",
