@@ -107,6 +107,22 @@ double bf_select(double *v, size_t n, size_t k)
 	return v[k];
 }
 
+/* Sample standard deviation (n - 1) of v[0..n); the mean in *@mean. */
+double bf_mean_sd(const double *v, size_t n, double *mean)
+{
+	double m = 0, ss = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		m += v[i];
+	m = n ? m / n : 0;
+	for (i = 0; i < n; i++)
+		ss += (v[i] - m) * (v[i] - m);
+	if (mean)
+		*mean = m;
+	return n > 1 ? sqrt(ss / (n - 1)) : 0;
+}
+
 /* Median of v[0..n), reorders v. */
 double bf_median(double *v, size_t n)
 {
@@ -709,15 +725,11 @@ static void short_first_level(struct bf_work *w)
 
 static double seg_sd_mbps(const struct bf_work *w, const struct bf_seg *g)
 {
-	double m = 0, v = 0;
 	size_t i, len = seg_n(g);
 
-	for (i = g->first; i <= g->last; i++)
-		m += w->s[i].mbps;
-	m /= len;
-	for (i = g->first; i <= g->last; i++)
-		v += (w->s[i].mbps - m) * (w->s[i].mbps - m);
-	return len > 1 ? sqrt(v / (len - 1)) : 0;
+	for (i = 0; i < len; i++)
+		w->tmp[i] = w->s[g->first + i].mbps;
+	return bf_mean_sd(w->tmp, len, NULL);
 }
 
 /*
@@ -1337,55 +1349,64 @@ static bool hot_start(struct bf_work *w, struct bf_feat *f,
 	return true;
 }
 
+/* The curve starts with a cliff of @drop (log): which kind of curve? */
+static void decide_cliff(struct bf_work *w, struct bf_feat *f,
+			 struct bf_report *r, struct bf_verdict *v, double drop)
+{
+	size_t nmin;
+
+	nmin = seg_n(&w->seg[0]) < w->n - seg_n(&w->seg[0]) ?
+	       seg_n(&w->seg[0]) : w->n - seg_n(&w->seg[0]);
+	r->recovered = false;
+	if (seg_n(&w->seg[0]) < BF_MIN_SIDE || w->n - w->seg[1].first < 3) {
+		v->class = BF_CLASS_UNCLEAR;
+		set_reason(r, "a step after %.0f samples: too few on one side to tell it from noise",
+			   (double)seg_n(&w->seg[0]));
+		return;
+	}
+	if (staircase(w, drop, f->total) &&
+	    !linear(w, f)) {
+		v->class = BF_CLASS_THERMAL_THROTTLING;
+		v->conf = confidence(nmin, (BF_CLIFF_BIG - drop) / 0.3);
+		set_reason(r, "a staircase of moderate steps (first %.2fx) over time, no single cliff",
+			   exp(drop));
+		return;
+	}
+	if (linear(w, f) && drop < BF_CLIFF_BIG &&
+	    w->nseg > 2) {
+		v->class = BF_CLASS_STEADY;
+		v->conf = confidence(w->n, 0.5);
+		set_reason(r, "a straight decline (%.0f %% over the run), no step: a trend, like a hard disk's zones",
+			   100 * (1 - exp(f->slope * f->total)));
+		return;
+	}
+	if (hot_start(w, f, r)) {
+		v->class = BF_CLASS_THERMAL_THROTTLING;
+		v->osc = true;
+		v->conf = confidence(nmin, 0.7);
+		return;
+	}
+	v->step = true;
+	v->conf = confidence(nmin, (drop - BF_REL_STEP) /
+			     (4 * w->sigma + 0.05));
+	set_reason(r, "one clean step down (%.2fx) that does not climb back",
+		   exp(drop));
+	if (w->nseg > 2)
+		strncat(r->reason, ", with later stages",
+			sizeof(r->reason) - strlen(r->reason) - 1);
+	return;
+}
+
 static void decide(struct bf_work *w, struct bf_feat *f,
 		   struct bf_report *r, struct bf_verdict *v)
 {
 	double drop = cliff(w, f->total), deep = deepest_step(w);
-	size_t nmin;
 
 	v->class = BF_CLASS_CACHE_EXHAUSTION;
 	v->step = v->osc = false;
 	r->recovered = recovered(w);
 	if (drop > 0) {
-		nmin = seg_n(&w->seg[0]) < w->n - seg_n(&w->seg[0]) ?
-		       seg_n(&w->seg[0]) : w->n - seg_n(&w->seg[0]);
-		r->recovered = false;
-		if (seg_n(&w->seg[0]) < BF_MIN_SIDE || w->n - w->seg[1].first < 3) {
-			v->class = BF_CLASS_UNCLEAR;
-			set_reason(r, "a step after %.0f samples: too few on one side to tell it from noise",
-				   (double)seg_n(&w->seg[0]));
-			return;
-		}
-		if (staircase(w, drop, f->total) &&
-		    !linear(w, f)) {
-			v->class = BF_CLASS_THERMAL_THROTTLING;
-			v->conf = confidence(nmin, (BF_CLIFF_BIG - drop) / 0.3);
-			set_reason(r, "a staircase of moderate steps (first %.2fx) over time, no single cliff",
-				   exp(drop));
-			return;
-		}
-		if (linear(w, f) && drop < BF_CLIFF_BIG &&
-		    w->nseg > 2) {
-			v->class = BF_CLASS_STEADY;
-			v->conf = confidence(w->n, 0.5);
-			set_reason(r, "a straight decline (%.0f %% over the run), no step: a trend, like a hard disk's zones",
-				   100 * (1 - exp(f->slope * f->total)));
-			return;
-		}
-		if (hot_start(w, f, r)) {
-			v->class = BF_CLASS_THERMAL_THROTTLING;
-			v->osc = true;
-			v->conf = confidence(nmin, 0.7);
-			return;
-		}
-		v->step = true;
-		v->conf = confidence(nmin, (drop - BF_REL_STEP) /
-				     (4 * w->sigma + 0.05));
-		set_reason(r, "one clean step down (%.2fx) that does not climb back",
-			   exp(drop));
-		if (w->nseg > 2)
-			strncat(r->reason, ", with later stages",
-				sizeof(r->reason) - strlen(r->reason) - 1);
+		decide_cliff(w, f, r, v, drop);
 		return;
 	}
 	if (f->erratic) {
@@ -1497,34 +1518,26 @@ static void stall_words(const struct bf_report *r, char *b, size_t len)
 		 r->stalls.longest_s, r->stalls.total_s);
 }
 
-static int classify(struct bf_work *w, struct bf_report *r)
+/* Robust sample-to-sample noise of y: MAD of its first differences. */
+static double noise(struct bf_work *w)
 {
-	const struct bf_sample *s = w->s;
-	size_t n = w->n, i, g;
-	struct bf_verdict v = { 0 };
-	struct bf_feat f = { 0 };
-	double lvl_lo, lvl_hi;
-	struct bf_seg *raw = NULL;
-	char why[256], st[200];
-	int ret;
+	size_t i, n = w->n;
+	double md, sigma;
 
-	f.total = 0;
-	for (i = 0; i < n; i++)
-		f.total += s[i].dt;
-
-	/* robust noise: MAD of first differences of y */
 	for (i = 1; i < n; i++)
 		w->tmp[i - 1] = w->y[i] - w->y[i - 1];
-	{
-		double md = bf_median(w->tmp, n - 1);
+	md = bf_median(w->tmp, n - 1);
+	for (i = 1; i < n; i++)
+		w->tmp[i - 1] = fabs(w->y[i] - w->y[i - 1] - md);
+	sigma = 1.4826 * bf_median(w->tmp, n - 1) / sqrt(2.0);
+	return sigma < 0.005 ? 0.005 : sigma;
+}
 
-		for (i = 1; i < n; i++)
-			w->tmp[i - 1] = fabs(w->y[i] - w->y[i - 1] - md);
-		w->sigma = 1.4826 * bf_median(w->tmp, n - 1) / sqrt(2.0);
-	}
-	if (w->sigma < 0.005)
-		w->sigma = 0.005;
-	r->noise_rel = w->sigma;
+/* Change points on the filtered series; a copy of the raw segments. */
+static int segment(struct bf_work *w, struct bf_seg **raw)
+{
+	size_t i, g, n = w->n;
+	int ret;
 
 	w->p1[0] = w->p2[0] = 0;
 	for (i = 0; i < n; i++) {
@@ -1536,62 +1549,97 @@ static int classify(struct bf_work *w, struct bf_report *r)
 		return ret;
 	for (g = 0; g < w->nseg; g++)
 		seg_stats(w, &w->seg[g]);
-	r->nraw_segments = w->nseg;
-	raw = malloc(w->nseg * sizeof(*raw));
-	if (!raw)
+	*raw = malloc(w->nseg * sizeof(**raw));
+	if (!*raw)
 		return -ENOMEM;
-	memcpy(raw, w->seg, w->nseg * sizeof(*raw));
+	memcpy(*raw, w->seg, w->nseg * sizeof(**raw));
+	return 0;
+}
+
+/* Peak, floor, cache step and cycle, as the verdict reads the curve. */
+static void levels(struct bf_work *w, const struct bf_feat *f,
+		   const struct bf_verdict *v, struct bf_report *r)
+{
+	double lo = w->seg[f->kmin].lvl, hi = w->seg[f->kmax].lvl;
+
+	r->has_step = false;
+	r->step_time_s = NAN;
+	r->cache_bytes = NAN;
+	if (v->osc) {
+		lo = f->lo2;
+		hi = f->hi2;
+		if (r->floor_kind == BF_FLOOR_PERIODIC)
+			r->cycle_s = r->floor_period_s;
+	}
+	if (v->step) {
+		r->has_step = true;
+		short_first_level(w);
+		hi = w->seg[0].lvl;
+		locate_step(w, w->seg[1].first, exp(w->seg[0].lvl),
+			    exp(w->seg[1].lvl), &r->step_time_s,
+			    &r->cache_bytes);
+		r->cache_bytes -= w->b0;
+	}
+	r->peak_mbps = exp(hi);
+	/* the floor is the rate a long job gets: never above the mean */
+	r->floor_mbps = fmin(exp(lo), r->mean_mbps);
+	/*
+	 * After a cliff, a long job ends on the lowest stage if the drive
+	 * settles there (the last stage, or most of the time after the
+	 * step); on an oscillating floor it gets the floor's mean.
+	 */
+	if (v->step && f->kmin + 1 != w->nseg &&
+	    w->seg[f->kmin].dur < 0.5 * (f->total - w->seg[0].dur))
+		r->floor_mbps = fmin(after_mean(w, w->seg[1].first),
+				     r->mean_mbps);
+}
+
+/* The paragraph: the reason, capitalised, the cause, the stalls. */
+static void words(struct bf_report *r)
+{
+	char why[256], st[200];
+
+	stall_words(r, st, sizeof(st));
+	snprintf(why, sizeof(why), "%s", r->reason);
+	if (why[0])
+		why[0] = toupper((unsigned char)why[0]);
+	explain(r, why);
+	if (strlen(r->explain) + strlen(st) < sizeof(r->explain))
+		strcat(r->explain, st);
+}
+
+static int classify(struct bf_work *w, struct bf_report *r)
+{
+	struct bf_verdict v = { 0 };
+	struct bf_feat f = { 0 };
+	struct bf_seg *raw = NULL;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < w->n; i++)
+		f.total += w->s[i].dt;
+	w->sigma = r->noise_rel = noise(w);
+	ret = segment(w, &raw);
+	if (ret)
+		return ret;
+	r->nraw_segments = w->nseg;
 	cleanup(w, f.total);
 	features(w, &f);
-	r->erratic = f.erratic;
 	r->trend_rel = expm1(f.slope * f.total);
 	floor_behaviour(w, &f, r);
-
-	if (n < BF_MIN_ACTIVE) {
+	if (w->n < BF_MIN_ACTIVE) {
 		v.class = BF_CLASS_UNCLEAR;
-		set_reason(r, "only %.0f samples: too few to tell a step from noise",
-			   (double)n);
+		set_reason(r, "only %zu samples: too few to tell a step from noise",
+			   w->n);
 	} else {
 		decide(w, &f, r, &v);
 	}
 	r->class = v.class;
 	r->confidence = v.class == BF_CLASS_UNCLEAR ? 0 : v.conf;
 	r->erratic = f.erratic && v.osc;
-
-	r->has_step = false;
-	r->step_time_s = NAN;
-	r->cache_bytes = NAN;
-	lvl_hi = w->seg[f.kmax].lvl;
-	lvl_lo = w->seg[f.kmin].lvl;
-	if (v.osc) {
-		lvl_lo = f.lo2;
-		lvl_hi = f.hi2;
-		if (r->floor_kind == BF_FLOOR_PERIODIC)
-			r->cycle_s = r->floor_period_s;
-	}
-	if (v.step) {
-		r->has_step = true;
-		short_first_level(w);
-		lvl_hi = w->seg[0].lvl;
-		locate_step(w, w->seg[1].first, exp(w->seg[0].lvl),
-			    exp(w->seg[1].lvl), &r->step_time_s,
-			    &r->cache_bytes);
-		r->cache_bytes -= w->b0;
-	}
-	r->peak_mbps = exp(lvl_hi);
-	/* the floor is the rate a long job gets: never above the mean */
-	r->floor_mbps = fmin(exp(lvl_lo), r->mean_mbps);
-	/*
-	 * After a cliff, a long job ends on the lowest stage if the drive
-	 * settles there (the last stage, or most of the time after the
-	 * step); on an oscillating floor it gets the floor's mean.
-	 */
-	if (v.step && f.kmin + 1 != w->nseg &&
-	    w->seg[f.kmin].dur < 0.5 * (f.total - w->seg[0].dur))
-		r->floor_mbps = fmin(after_mean(w, w->seg[1].first),
-				     r->mean_mbps);
-
+	levels(w, &f, &v, r);
 	if (r->erratic) {
+		/* the change points describe an oscillation better */
 		memcpy(w->seg, raw, r->nraw_segments * sizeof(*raw));
 		w->nseg = r->nraw_segments;
 	}
@@ -1600,16 +1648,9 @@ static int classify(struct bf_work *w, struct bf_report *r)
 		r->trend_rel = trend_from(w, w->seg[1].first);
 	fill_steps(w, r);
 	ret = fill_report(w, r);
-	if (ret)
-		return ret;
-	stall_words(r, st, sizeof(st));
-	snprintf(why, sizeof(why), "%s", r->reason);
-	if (why[0])
-		why[0] = toupper((unsigned char)why[0]);
-	explain(r, why);
-	if (strlen(r->explain) + strlen(st) < sizeof(r->explain))
-		strcat(r->explain, st);
-	return 0;
+	if (!ret)
+		words(r);
+	return ret;
 }
 
 /*
@@ -1852,81 +1893,79 @@ void bf_report_json(FILE *f, const struct bf_report *r)
 	bf_report_json_obj(&j, NULL, r, NULL);
 }
 
-void bf_report_json_obj(struct bf_json *jp, const char *key,
+void bf_report_json_obj(struct bf_json *j, const char *key,
 			const struct bf_report *r, const char *file)
 {
-	struct bf_json j = *jp;
 	size_t i;
 
-	bf_json_obj_open(&j, key);
-	bf_json_u64(&j, "schema", BF_SCHEMA_VERSION);
+	bf_json_obj_open(j, key);
+	bf_json_u64(j, "schema", BF_SCHEMA_VERSION);
 	if (file)
-		bf_json_str(&j, "file", file);
-	bf_json_str(&j, "class", bf_class_name(r->class));
-	bf_json_double(&j, "confidence", r->confidence);
-	bf_json_str(&j, "reason", r->reason);
-	bf_json_double(&j, "peak_MBps", r3(r->peak_mbps));
-	bf_json_double(&j, "floor_MBps", r3(r->floor_mbps));
-	bf_json_double(&j, "mean_MBps", r3(r->mean_mbps));
+		bf_json_str(j, "file", file);
+	bf_json_str(j, "class", bf_class_name(r->class));
+	bf_json_double(j, "confidence", r->confidence);
+	bf_json_str(j, "reason", r->reason);
+	bf_json_double(j, "peak_MBps", r3(r->peak_mbps));
+	bf_json_double(j, "floor_MBps", r3(r->floor_mbps));
+	bf_json_double(j, "mean_MBps", r3(r->mean_mbps));
 	if (r->has_step) {
-		bf_json_u64(&j, "cache_bytes", llround(r->cache_bytes));
-		bf_json_double(&j, "step_time_s", r3(r->step_time_s));
+		bf_json_u64(j, "cache_bytes", llround(r->cache_bytes));
+		bf_json_double(j, "step_time_s", r3(r->step_time_s));
 	} else {
-		bf_json_null(&j, "cache_bytes");
-		bf_json_null(&j, "step_time_s");
+		bf_json_null(j, "cache_bytes");
+		bf_json_null(j, "step_time_s");
 	}
-	bf_json_bool(&j, "recovered", r->recovered);
-	bf_json_bool(&j, "erratic", r->erratic);
+	bf_json_bool(j, "recovered", r->recovered);
+	bf_json_bool(j, "erratic", r->erratic);
 	if (r->cycle_s > 0)
-		bf_json_double(&j, "cycle_s", r3(r->cycle_s));
+		bf_json_double(j, "cycle_s", r3(r->cycle_s));
 	else
-		bf_json_null(&j, "cycle_s");
-	bf_json_obj_open(&j, "stalls");
-	bf_json_u64(&j, "count", r->stalls.count);
-	bf_json_double(&j, "longest_s", r3(r->stalls.longest_s));
-	bf_json_double(&j, "total_s", r3(r->stalls.total_s));
+		bf_json_null(j, "cycle_s");
+	bf_json_obj_open(j, "stalls");
+	bf_json_u64(j, "count", r->stalls.count);
+	bf_json_double(j, "longest_s", r3(r->stalls.longest_s));
+	bf_json_double(j, "total_s", r3(r->stalls.total_s));
 	bf_json_obj_close(&j);
-	bf_json_arr_open(&j, "steps");
+	bf_json_arr_open(j, "steps");
 	for (i = 0; i < r->nsteps; i++) {
-		bf_json_obj_open(&j, NULL);
-		bf_json_double(&j, "time_s", r3(r->steps[i].time_s));
-		bf_json_u64(&j, "bytes", llround(fmax(r->steps[i].bytes, 0)));
-		bf_json_double(&j, "ratio", r3(r->steps[i].ratio));
+		bf_json_obj_open(j, NULL);
+		bf_json_double(j, "time_s", r3(r->steps[i].time_s));
+		bf_json_u64(j, "bytes", llround(fmax(r->steps[i].bytes, 0)));
+		bf_json_double(j, "ratio", r3(r->steps[i].ratio));
 		bf_json_obj_close(&j);
 	}
 	bf_json_arr_close(&j);
-	bf_json_obj_open(&j, "floor");
-	bf_json_str(&j, "behaviour", floor_kind_name(r->floor_kind));
+	bf_json_obj_open(j, "floor");
+	bf_json_str(j, "behaviour", floor_kind_name(r->floor_kind));
 	if (r->floor_kind == BF_FLOOR_PERIODIC) {
-		bf_json_double(&j, "period_s", r3(r->floor_period_s));
-		bf_json_double(&j, "duty", r3(r->floor_duty));
+		bf_json_double(j, "period_s", r3(r->floor_period_s));
+		bf_json_double(j, "duty", r3(r->floor_duty));
 	} else {
-		bf_json_null(&j, "period_s");
-		bf_json_null(&j, "duty");
+		bf_json_null(j, "period_s");
+		bf_json_null(j, "duty");
 	}
 	bf_json_obj_close(&j);
-	bf_json_double(&j, "trend_rel", r3(r->trend_rel));
-	bf_json_u64(&j, "total_bytes", llround(r->total_bytes));
-	bf_json_double(&j, "total_s", r3(r->total_s));
-	bf_json_double(&j, "noise_rel", round(r->noise_rel * 1e4) / 1e4);
-	bf_json_arr_open(&j, "segments");
+	bf_json_double(j, "trend_rel", r3(r->trend_rel));
+	bf_json_u64(j, "total_bytes", llround(r->total_bytes));
+	bf_json_double(j, "total_s", r3(r->total_s));
+	bf_json_double(j, "noise_rel", round(r->noise_rel * 1e4) / 1e4);
+	bf_json_arr_open(j, "segments");
 	for (i = 0; i < r->nseg; i++) {
 		const struct bf_segment *g = &r->seg[i];
 
-		bf_json_obj_open(&j, NULL);
-		bf_json_double(&j, "start_s", r3(g->start_s));
-		bf_json_double(&j, "end_s", r3(g->end_s));
-		bf_json_double(&j, "mean_MBps", r3(g->mean_mbps));
-		bf_json_double(&j, "level_MBps", r3(g->level_mbps));
-		bf_json_u64(&j, "bytes", llround(g->bytes));
-		bf_json_u64(&j, "samples", g->nsamples);
-		bf_json_u64(&j, "excursions", g->nexcursions);
+		bf_json_obj_open(j, NULL);
+		bf_json_double(j, "start_s", r3(g->start_s));
+		bf_json_double(j, "end_s", r3(g->end_s));
+		bf_json_double(j, "mean_MBps", r3(g->mean_mbps));
+		bf_json_double(j, "level_MBps", r3(g->level_mbps));
+		bf_json_u64(j, "bytes", llround(g->bytes));
+		bf_json_u64(j, "samples", g->nsamples);
+		bf_json_u64(j, "excursions", g->nexcursions);
 		bf_json_obj_close(&j);
 	}
 	bf_json_arr_close(&j);
-	bf_json_str(&j, "explanation", r->explain);
+	bf_json_str(j, "explanation", r->explain);
 	bf_json_obj_close(&j);
-	*jp = j;
 }
 
 /* ---- prediction ------------------------------------------------------- */

@@ -195,6 +195,8 @@ double bf_predict_seconds(const struct bf_report *r, double job_bytes,
 /* k-th smallest / median of v[0..n); both reorder v. */
 double bf_select(double *v, size_t n, size_t k);
 double bf_median(double *v, size_t n);
+/* The one standard deviation (sample, n - 1) of v[0..n); mean if not NULL. */
+double bf_mean_sd(const double *v, size_t n, double *mean);
 
 /* "2,555" / "127" / "45.3" style rates, "280 GB" bytes, "5 min" times. */
 void bf_fmt_mbps(char *buf, size_t len, double mbps);
