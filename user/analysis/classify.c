@@ -1925,7 +1925,7 @@ void bf_report_json_obj(struct bf_json *j, const char *key,
 	bf_json_u64(j, "count", r->stalls.count);
 	bf_json_double(j, "longest_s", r3(r->stalls.longest_s));
 	bf_json_double(j, "total_s", r3(r->stalls.total_s));
-	bf_json_obj_close(&j);
+	bf_json_obj_close(j);
 	bf_json_arr_open(j, "steps");
 	for (i = 0; i < r->nsteps; i++) {
 		bf_json_obj_open(j, NULL);
