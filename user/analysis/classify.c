@@ -1932,9 +1932,9 @@ void bf_report_json_obj(struct bf_json *j, const char *key,
 		bf_json_double(j, "time_s", r3(r->steps[i].time_s));
 		bf_json_u64(j, "bytes", llround(fmax(r->steps[i].bytes, 0)));
 		bf_json_double(j, "ratio", r3(r->steps[i].ratio));
-		bf_json_obj_close(&j);
+		bf_json_obj_close(j);
 	}
-	bf_json_arr_close(&j);
+	bf_json_arr_close(j);
 	bf_json_obj_open(j, "floor");
 	bf_json_str(j, "behaviour", floor_kind_name(r->floor_kind));
 	if (r->floor_kind == BF_FLOOR_PERIODIC) {
@@ -1944,7 +1944,7 @@ void bf_report_json_obj(struct bf_json *j, const char *key,
 		bf_json_null(j, "period_s");
 		bf_json_null(j, "duty");
 	}
-	bf_json_obj_close(&j);
+	bf_json_obj_close(j);
 	bf_json_double(j, "trend_rel", r3(r->trend_rel));
 	bf_json_u64(j, "total_bytes", llround(r->total_bytes));
 	bf_json_double(j, "total_s", r3(r->total_s));
@@ -1961,11 +1961,11 @@ void bf_report_json_obj(struct bf_json *j, const char *key,
 		bf_json_u64(j, "bytes", llround(g->bytes));
 		bf_json_u64(j, "samples", g->nsamples);
 		bf_json_u64(j, "excursions", g->nexcursions);
-		bf_json_obj_close(&j);
+		bf_json_obj_close(j);
 	}
-	bf_json_arr_close(&j);
+	bf_json_arr_close(j);
 	bf_json_str(j, "explanation", r->explain);
-	bf_json_obj_close(&j);
+	bf_json_obj_close(j);
 }
 
 /* ---- prediction ------------------------------------------------------- */
