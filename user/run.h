@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <linux/blkfloor.h>
 
+#include "eta.h"
 #include "hist.h"
 #include "json.h"
 #include "nl.h"
@@ -76,6 +77,7 @@ struct bf_progress {
 	unsigned int every, count;
 	uint64_t total_bytes, total_ns;
 	const char *label;
+	struct bf_eta eta;	/* the recent rate, for the ETA */
 };
 
 void bf_progress_init(struct bf_progress *p, FILE *f, bool quiet,
@@ -83,9 +85,15 @@ void bf_progress_init(struct bf_progress *p, FILE *f, bool quiet,
 		      uint64_t total_ns, const char *label);
 void bf_progress_iv(struct bf_progress *p, const struct bf_iv *iv);
 void bf_progress_end(struct bf_progress *p);
-/* The progress line itself (pure, for tests). */
+/*
+ * The progress line itself (pure, for tests): elapsed, bytes done (of
+ * @total_bytes), the interval's rate, the mean, and the ETA: from the
+ * recent rate in @e for a byte-limited run ("unknown" while that rate is
+ * not stable), from @total_ns for a time-limited one.
+ */
 void bf_progress_line(char *buf, size_t len, const struct bf_iv *iv,
-		      uint64_t total_bytes, uint64_t total_ns);
+		      uint64_t total_bytes, uint64_t total_ns,
+		      const struct bf_eta *e);
 
 /* Parsers of replies. */
 int bf_run_info_parse(const struct bf_nl_msg *m, struct bf_run_info *ri);
