@@ -138,8 +138,11 @@ BLKFLOOR_COMMAND(run, "DEV [options]", do_run,
 	"  --fua, --preflush REQ_FUA / REQ_PREFLUSH on every write\n"
 	"  --err-limit N     errors tolerated before the run fails (default 0)\n"
 	"  --ring N          closed intervals the kernel keeps (8..65536)\n"
-	"  --no-own          keep running when this command exits\n"
-	"  --trace FILE      record every interval (blkfloor-trace v1)\n"
+	"  --no-own          keep running if this command dies (then\n"
+	"                    blkfloor attach ID follows it again)\n"
+	"  --trace FILE      record every interval as it arrives (blkfloor-trace\n"
+	"                    v1); checked before the run: a new file with room\n"
+	"  --force           overwrite an existing --trace FILE\n"
 	"  --json            print the summary as JSON\n"
 	"  --quiet           no live progress, only the summary\n"
 	"  --yes-destroy-data  required for write, trim and write-zeroes");
@@ -453,10 +456,20 @@ static int do_burst(int argc, char **argv)
 	"  --rate RATE       cap: 50MB/s or 1000iops\n" \
 	"  --interval DUR    statistics interval (default 1s)\n" \
 	"  --data MODE       random (default), zero, verify; --seed N\n" \
-	"  --fua, --preflush, --err-limit N, --ring N, --no-own\n" \
-	"  --trace FILE      record every interval\n" \
+	"  --fua, --preflush, --err-limit N, --ring N\n" \
+	"  --trace FILE      record every interval as it arrives; checked\n" \
+	"                    before the run (a new file, with room); --force\n" \
+	"                    overwrites an existing one\n" \
 	"  --json, --quiet\n" \
 	"  --yes-destroy-data  required: this overwrites the device"
+
+/* sustain and fill: hours of writing that a lost session must not end */
+#define UNOWNED_HELP \
+	"  --own             stop the run if this command dies. By default the\n" \
+	"                    run goes on (Ctrl-C still stops it): a fill cut\n" \
+	"                    short by a lost session cannot be resumed, while\n" \
+	"                    blkfloor attach ID follows a run that goes on and\n" \
+	"                    completes its --trace\n"
 
 BLKFLOOR_COMMAND(sustain, "DEV --yes-destroy-data [options]", do_sustain,
 	"The floor test: sequential writes, then the curve's classification.\n"
@@ -465,14 +478,17 @@ BLKFLOOR_COMMAND(sustain, "DEV --yes-destroy-data [options]", do_sustain,
 	"thermal-throttling, ftl-starvation), peak, floor, mean, step time and\n"
 	"cache size, and how long a 100 GB and a 500 GB job would take.\n"
 	"  --size SIZE       bytes to write (default: a third of the device)\n"
+	UNOWNED_HELP
 	WRITE_HELP_OPTS);
 
 BLKFLOOR_COMMAND(fill, "DEV --yes-destroy-data [options]", do_fill,
 	"Fill the device to a percentage: rate per GB written, last 16 GB, overall.\n"
 	"  --percent N       how much of the device to write (default 90)\n"
+	UNOWNED_HELP
 	WRITE_HELP_OPTS);
 
 BLKFLOOR_COMMAND(burst, "DEV --yes-destroy-data [options]", do_burst,
 	"A short sequential write burst: peak and mean rate.\n"
 	"  --size SIZE       bytes to write (default 8GiB, capped to the device)\n"
+	"  --no-own          keep running if this command dies\n"
 	WRITE_HELP_OPTS);
