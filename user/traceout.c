@@ -55,7 +55,8 @@ int bf_tracer_create(struct bf_tracer *t, const char *path, bool force,
 	int flags = O_WRONLY | O_CREAT | O_CLOEXEC, ret;
 
 	tracer_init(t, path, dev_size);
-	flags |= force ? O_TRUNC : O_EXCL;
+	/* --force truncates only once the checks passed */
+	flags |= force ? 0 : O_EXCL;
 	if (force && stat(path, &st) && errno == ENOENT)
 		t->created = true;
 	t->fd = open(path, flags, 0644);
@@ -78,6 +79,11 @@ int bf_tracer_create(struct bf_tracer *t, const char *path, bool force,
 	/* a FIFO or /dev/stdout (with --force) has no filesystem to check */
 	if (!S_ISREG(st.st_mode))
 		return 0;
+	/* what an overwritten trace frees counts as room */
+	if (expect_bytes > (uint64_t)st.st_size)
+		expect_bytes -= (uint64_t)st.st_size;
+	else
+		expect_bytes = 0;
 	if (fstatvfs(t->fd, &vfs)) {
 		ret = -errno;
 		fprintf(stderr, "blkfloor: trace %s: cannot read its filesystem's free space: %s\n",
@@ -91,6 +97,12 @@ int bf_tracer_create(struct bf_tracer *t, const char *path, bool force,
 				     (uint64_t)vfs.f_bavail * vfs.f_frsize),
 			bf_fmt_bytes(b, sizeof(b), expect_bytes));
 		ret = -ENOSPC;
+		goto fail;
+	}
+	if (force && ftruncate(t->fd, 0)) {
+		ret = -errno;
+		fprintf(stderr, "blkfloor: cannot overwrite trace %s: %s\n",
+			path, strerror(-ret));
 		goto fail;
 	}
 	return 0;
