@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "devinfo.h"
+#include "traceout.h"
 #include "units.h"
 
 static bool usb_transport(const char *t)
@@ -152,6 +153,7 @@ static int do_trim(int argc, char **argv)
 {
 	struct bf_devinfo di;
 	struct bf_run_result res;
+	struct bf_tracer trace;
 	struct bf_run_req req;
 	struct bf_opts o = { 0 };
 	struct bf_ctx c;
@@ -163,7 +165,8 @@ static int do_trim(int argc, char **argv)
 	if (bf_opts_parse(&o, argc, argv,
 			  BF_OPT(OFFSET) | BF_OPT(SIZE) | BF_OPT(QD) |
 			  BF_OPT(YES) | BF_OPT(JSON) | BF_OPT(QUIET) |
-			  BF_OPT(INTERVAL) | BF_OPT(TRACE) | BF_OPT(NO_OWN),
+			  BF_OPT(INTERVAL) | BF_OPT(TRACE) | BF_OPT(FORCE) |
+			  BF_OPT(NO_OWN),
 			  1, 1, err, sizeof(err)))
 		return bf_usage(argv[0], err);
 	if (bf_ctx_open(&c, o.pos[0]))
@@ -197,8 +200,13 @@ static int do_trim(int argc, char **argv)
 	req.qd = o.qd;
 	req.offset = o.offset;
 	req.length = len;
+	ret = bf_preflight(&c, &o, &req, &trace);
+	if (ret)
+		goto out;
+	c.flat = true;
 	if (bf_measure(&c, &req, &o, NULL, &res)) {
 		bf_result_free(&res);
+		bf_trace_finish(&c);
 		ret = EXIT_FAIL;
 		goto out;
 	}
@@ -223,8 +231,7 @@ static int do_trim(int argc, char **argv)
 		if (res.info.errors)
 			bf_run_print_summary(stdout, &res);
 	}
-	if (o.trace && bf_run_write_trace(o.trace, &c.nl, &req, &res,
-					  c.caps.size))
+	if (bf_trace_finish(&c))
 		ret = EXIT_FAIL;
 	bf_result_free(&res);
 out:

@@ -39,6 +39,8 @@ static const struct optdef optdefs[] = {
 	{ "yes-destroy-data", BF_O_YES, false },
 	{ "percent", BF_O_PERCENT, true },
 	{ "min", BF_O_MIN, true },
+	{ "own", BF_O_OWN, false },
+	{ "force", BF_O_FORCE, false },
 };
 
 static const struct {
@@ -255,6 +257,12 @@ static int apply(struct bf_opts *o, const struct optdef *d, const char *v,
 	case BF_O_NO_OWN:
 		o->no_own = true;
 		break;
+	case BF_O_OWN:
+		o->no_own = false;
+		break;
+	case BF_O_FORCE:
+		o->force = true;
+		break;
 	case BF_O_JSON:
 		o->json = true;
 		break;
@@ -334,6 +342,10 @@ int bf_opts_parse(struct bf_opts *o, int argc, char **argv, uint32_t allowed,
 		if (ret)
 			return ret;
 		o->set |= 1U << d->id;
+		if ((o->set & BF_OPT(OWN)) && (o->set & BF_OPT(NO_OWN))) {
+			snprintf(err, errlen, "--own and --no-own contradict each other");
+			return -EINVAL;
+		}
 	}
 	if (o->npos < min_pos) {
 		snprintf(err, errlen, "missing argument");

@@ -153,25 +153,38 @@ TEST(round_trip_through_series_loader)
 TEST(progress_line)
 {
 	struct bf_iv iv = { 0 };
+	struct bf_eta e;
 	char line[256];
+	int i;
 
 	iv.start_ns = 1000000000ULL;
 	iv.end_ns = 2000000000ULL;
 	iv.bytes = 500000000ULL;
 	iv.bytes_total = 1000000000ULL;
-	bf_progress_line(line, sizeof(line), &iv, 3000000000ULL, 0);
+	/* Byte-limited, the rate not yet known: no guess. */
+	bf_eta_init(&e);
+	bf_progress_line(line, sizeof(line), &iv, 3000000000ULL, 0, &e);
+	EXPECT_STREQ("   2.0 s  1.00 GB / 3.00 GB  500 MB/s  mean 500 MB/s  ETA unknown",
+		     line);
+	/* Ten seconds at 500 MB/s: 2 GB left take 4 s. */
+	for (i = 0; i < 10; i++)
+		bf_eta_add(&e, 1, 500e6);
+	bf_progress_line(line, sizeof(line), &iv, 3000000000ULL, 0, &e);
 	EXPECT_STREQ("   2.0 s  1.00 GB / 3.00 GB  500 MB/s  mean 500 MB/s  ETA 4.0 s",
 		     line);
-	bf_progress_line(line, sizeof(line), &iv, 0, 10000000000ULL);
+	bf_progress_line(line, sizeof(line), &iv, 0, 10000000000ULL, &e);
 	EXPECT_STREQ("   2.0 s  1.00 GB  500 MB/s  mean 500 MB/s  ETA 8.0 s",
 		     line);
 	/* Done, or nearly: no sub-second ETA. */
-	bf_progress_line(line, sizeof(line), &iv, 1000000000ULL, 0);
+	bf_progress_line(line, sizeof(line), &iv, 1000000000ULL, 0, &e);
 	EXPECT_STREQ("   2.0 s  1.00 GB / 1.00 GB  500 MB/s  mean 500 MB/s  ETA <1 s",
 		     line);
-	bf_progress_line(line, sizeof(line), &iv, 0, 2300000000ULL);
+	bf_progress_line(line, sizeof(line), &iv, 0, 2300000000ULL, &e);
 	EXPECT_STREQ("   2.0 s  1.00 GB  500 MB/s  mean 500 MB/s  ETA <1 s",
 		     line);
+	/* Neither limit: no ETA at all. */
+	bf_progress_line(line, sizeof(line), &iv, 0, 0, &e);
+	EXPECT_STREQ("   2.0 s  1.00 GB  500 MB/s  mean 500 MB/s", line);
 }
 
 /* The summary's errors line, whichever classes are present. */
