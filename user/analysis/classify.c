@@ -16,8 +16,10 @@
  *     (bursts, dips), absorb short transitions and warm-up/tail stubs;
  *  5. label from the remaining plateaus.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +57,10 @@ const char *bf_class_name(enum bf_class c)
 		return "thermal-throttling";
 	case BF_CLASS_FTL_STARVATION:
 		return "ftl-starvation";
+	case BF_CLASS_UNCLEAR:
+		return "unclear";
+	case BF_CLASS_COUNT:
+		break;
 	}
 	return "unknown";
 }
@@ -794,8 +800,8 @@ void bf_fmt_secs(char *b, size_t len, double s)
 static void explain(struct bf_report *r, const char *why)
 {
 	char pk[32], fl[32], mn[32], cb[32], tt[32], tb[32];
-	size_t i;
-	int len;
+	char *e = r->explain;
+	size_t len = sizeof(r->explain);
 
 	fmt_rate(pk, sizeof(pk), r->peak_mbps);
 	fmt_rate(fl, sizeof(fl), r->floor_mbps);
@@ -805,57 +811,32 @@ static void explain(struct bf_report *r, const char *why)
 
 	switch (r->class) {
 	case BF_CLASS_STEADY:
-		snprintf(r->explain, sizeof(r->explain),
-			 "One plateau at %s MB/s for %s over %s, no step%s: the drive sustains its rate (mean %s MB/s, %s).",
-			 fl, tb, tt,
-			 r->seg[0].nexcursions ? " (a few short dips or bursts ignored)" : "",
-			 mn, why);
+		snprintf(e, len,
+			 "%s: the drive sustains about %s MB/s (mean %s MB/s over %s in %s).",
+			 why, fl, mn, tb, tt);
 		break;
 	case BF_CLASS_CACHE_EXHAUSTION:
 		bf_fmt_si_bytes(cb, sizeof(cb), r->cache_bytes);
-		snprintf(r->explain, sizeof(r->explain),
-			 "One clean step at %.*f s after %s, from %s to %s MB/s, no recovery: the SLC cache ran out. The cache holds about %s; past it the drive writes at %s MB/s (mean %s MB/s over %s in %s%s).",
-			 r->step_time_s < 100 ? 1 : 0, r->step_time_s, cb, pk, fl, cb, fl, mn, tb, tt,
-			 r->seg[r->nseg - 1].nexcursions ?
-			 ", short bursts above the floor ignored" : "");
+		snprintf(e, len,
+			 "%s, at %.*f s after %s, from %s to %s MB/s: consistent with an SLC cache of about %s running out. Past it the drive writes at %s MB/s (mean %s MB/s over %s in %s).",
+			 why, r->step_time_s < 100 ? 1 : 0, r->step_time_s, cb,
+			 pk, fl, cb, fl, mn, tb, tt);
 		break;
 	case BF_CLASS_THERMAL_THROTTLING:
-		if (r->erratic && !(r->cycle_s > 0)) {
-			snprintf(r->explain, sizeof(r->explain),
-				 "%s with no stable plateau (mean %s MB/s over %s in %s): the rate keeps climbing back while still writing. A cache that ran out does not refill while writing, and an FTL short of free blocks still reaches its full speed between slow stretches; a controller that heated up and now throttles and recovers does neither: heat.",
-				 why, mn, tb, tt);
-			break;
-		}
-		if (r->cycle_s > 0) {
-			snprintf(r->explain, sizeof(r->explain),
-				 "A regular throttle-and-recover cycle every %.*f s between about %s and %s MB/s (mean %s MB/s over %s in %s): the rate keeps climbing back while still writing. A cache that ran out does not refill while writing, a cooled controller speeds up again: heat, not bytes.",
-				 r->cycle_s < 10 ? 1 : 0, r->cycle_s, fl, pk,
-				 mn, tb, tt);
-			break;
-		}
-		len = snprintf(r->explain, sizeof(r->explain), "%zu plateaus: ",
-			       r->nseg);
-		for (i = 0; i < r->nseg && len < 700; i++) {
-			char v[32];
-
-			fmt_rate(v, sizeof(v), r->seg[i].level_mbps);
-			len += snprintf(r->explain + len,
-					sizeof(r->explain) - len, "%s%s",
-					i ? " -> " : "", v);
-		}
-		snprintf(r->explain + len, sizeof(r->explain) - len,
-			 " MB/s (at %.0f s .. %.0f s)%s: %s. Peak %s, floor %s, mean %s MB/s.",
-			 r->seg[1].start_s, r->seg[r->nseg - 1].start_s,
-			 r->recovered ? ", the rate climbed back while still writing" : "",
-			 r->recovered ?
-			 "a cache that ran out does not refill while writing, a cooled controller speeds up again: heat, not bytes" :
-			 "the rate fell in several stages rather than one clean step: heat, not a cache running out",
-			 pk, fl, mn);
+		snprintf(e, len,
+			 "%s: consistent with a controller throttling for heat (a cache that ran out does not refill while writing; a temperature record would decide). Peak %s, floor %s, mean %s MB/s over %s in %s.",
+			 why, pk, fl, mn, tb, tt);
 		break;
 	case BF_CLASS_FTL_STARVATION:
-		snprintf(r->explain, sizeof(r->explain),
-			 "%s, between about %s and %s MB/s (mean %s MB/s over %s in %s): an FTL with almost no free blocks, typically a drive that never gets TRIM; a full-device discard usually restores a steady rate.",
+		snprintf(e, len,
+			 "%s: consistent with garbage collection in an FTL with almost no free blocks, typically a drive that never gets TRIM; a full-device discard usually restores a steady rate. Between about %s and %s MB/s, mean %s MB/s over %s in %s.",
 			 why, fl, pk, mn, tb, tt);
+		break;
+	case BF_CLASS_UNCLEAR:
+	case BF_CLASS_COUNT:
+		snprintf(e, len,
+			 "%s. Peak %s, mean %s MB/s over %s in %s: not enough to name a cause.",
+			 why, pk, mn, tb, tt);
 		break;
 	}
 }
@@ -886,20 +867,640 @@ static int fill_report(struct bf_work *w, struct bf_report *r)
 	return 0;
 }
 
+/* ---- features ------------------------------------------------------------ */
+
+#define BF_CLIFF_BIG	0.9163	/* ln(2.5): a first step this deep is a cache */
+#define BF_GC_DEPTH	1.3863	/* ln(4): switching this deep is GC, not heat */
+#define BF_NEVER_HEAT	1.6094	/* ln(5): one step this deep is never heat */
+#define BF_MIN_ACTIVE	10	/* fewer samples cannot tell a step from noise */
+#define BF_MIN_SIDE	2	/* samples needed on each side of a step */
+#define BF_STALL_REL	0.02	/* a stall: under 2 % of the upper quartile */
+#define BF_STALL_MIN_S	1.0	/* ... for at least a second */
+#define BF_LONG_SEG	0.05	/* a plateau that counts: 5 % of the run */
+#define BF_BURST_SHARE	0.25	/* bursts near the peak: under 25 % of the floor */
+
+struct bf_feat {
+	double total;		/* active seconds (stalls removed) */
+	double spread;		/* pooled in-plateau spread, log */
+	bool erratic;		/* no stable plateau */
+	bool bimodal;		/* two distinct levels, not one wide one */
+	double lo2, hi2;	/* two-means levels (log) */
+	double low_share;	/* share of samples in the lower level */
+	size_t kmax, kmin;
+	bool backwards;
+	double line_sd, seg_sd;	/* residual sd: straight line vs plateaus */
+	double slope;		/* log rate per second of the line */
+};
+
+/* Least-squares line of y over time; residual sd and slope. */
+static void line_fit(const struct bf_work *w, struct bf_feat *f)
+{
+	double st = 0, sy = 0, stt = 0, sty = 0, rss = 0, a, b, den;
+	size_t i, n = w->n, g;
+
+	for (i = 0; i < n; i++) {
+		double t = w->s[i].t;
+
+		st += t;
+		sy += w->y[i];
+		stt += t * t;
+		sty += t * w->y[i];
+	}
+	den = n * stt - st * st;
+	b = den > 0 ? (n * sty - st * sy) / den : 0;
+	a = (sy - b * st) / n;
+	for (i = 0; i < n; i++) {
+		double e = w->y[i] - a - b * w->s[i].t;
+
+		rss += e * e;
+	}
+	f->line_sd = sqrt(rss / n);
+	f->slope = b;
+	for (rss = 0, g = 0; g < w->nseg; g++)
+		for (i = w->seg[g].first; i <= w->seg[g].last; i++)
+			rss += (w->y[i] - w->seg[g].lvl) * (w->y[i] - w->seg[g].lvl);
+	f->seg_sd = sqrt(rss / n);
+}
+
+/*
+ * Two distinct levels, or one wide one? Split the log rates with two-means:
+ * on a single normal level the split halves sit 1.6 sd apart with 0.6 sd
+ * inside each (ratio 2.65); two levels a few noise sd apart score far more.
+ */
+static bool bimodal(struct bf_work *w, double lo, double hi)
+{
+	double cut = (lo + hi) / 2, m[2] = { 0 }, v[2] = { 0 };
+	size_t c[2] = { 0 }, i;
+
+	for (i = 0; i < w->n; i++) {
+		int k = w->y[i] >= cut;
+
+		m[k] += w->y[i];
+		c[k]++;
+	}
+	if (c[0] < 2 || c[1] < 2)
+		return false;
+	m[0] /= c[0];
+	m[1] /= c[1];
+	for (i = 0; i < w->n; i++) {
+		int k = w->y[i] >= cut;
+
+		v[k] += (w->y[i] - m[k]) * (w->y[i] - m[k]);
+	}
+	return (m[1] - m[0]) / sqrt((v[0] + v[1]) / w->n) > 3.5 &&
+	       m[1] - m[0] > log(1.5);
+}
+
+static void features(struct bf_work *w, struct bf_feat *f)
+{
+	double exc = 0;
+	size_t g, nlo, nhi;
+
+	f->spread = within_spread(w);
+	for (g = 0; g < w->nseg; g++)
+		exc += w->seg[g].exc_dur;
+	f->erratic = f->spread > BF_ERRATIC_SD || exc > 0.3 * f->total ||
+		     far_fraction(w) > BF_ERRATIC_FAR ||
+		     jump_fraction(w) > BF_ERRATIC_JUMPS ||
+		     (w->nseg >= 6 && median_dur_frac(w, f->total) < 0.10);
+	f->kmax = f->kmin = 0;
+	for (g = 0; g < w->nseg; g++) {
+		if (w->seg[g].lvl > w->seg[f->kmax].lvl)
+			f->kmax = g;
+		if (w->seg[g].lvl < w->seg[f->kmin].lvl)
+			f->kmin = g;
+	}
+	two_means(w, &f->lo2, &f->hi2, &nlo, &nhi);
+	f->bimodal = bimodal(w, f->lo2, f->hi2);
+	f->low_share = nlo + nhi ? (double)nlo / (nlo + nhi) : 0;
+	f->backwards = !f->erratic && f->kmax > 0 &&
+		       w->seg[f->kmax].lvl - w->seg[0].lvl >= BF_BACKWARDS &&
+		       !seg_similar(w, &w->seg[0], &w->seg[f->kmax]);
+	line_fit(w, f);
+}
+
+/* recovered: some plateau rises clearly above an earlier drop */
+static bool recovered(const struct bf_work *w)
+{
+	size_t g, h;
+
+	for (g = 1; g < w->nseg; g++) {
+		if (w->seg[g].lvl >= w->seg[0].lvl - BF_REL_STEP)
+			continue;
+		for (h = g + 1; h < w->nseg; h++)
+			if (w->seg[h].lvl > w->seg[g].lvl + BF_REL_STEP &&
+			    !seg_similar(w, &w->seg[g], &w->seg[h]))
+				return true;
+	}
+	return false;
+}
+
+static bool long_seg(const struct bf_work *w, const struct bf_seg *g,
+		     double total)
+{
+	return g->dur >= BF_LONG_SEG * total && seg_n(g) >= 3;
+}
+
+/*
+ * A cliff: the first plateau is the top, and the rest of the curve stays
+ * below it without climbing back: no long plateau after the first step
+ * recovers half of the (log) drop. The rest may drift, jitter, step again
+ * or burst; it is the floor. Returns the (log) depth of the first step, or
+ * 0 if the curve does not start with a cliff.
+ */
+static double cliff(const struct bf_work *w, double total)
+{
+	const struct bf_seg *g0 = &w->seg[0];
+	double l1, drop, top = -INFINITY, trough, near;
+	size_t g, i, up = 0;
+
+	if (w->nseg < 2)
+		return 0;
+	l1 = w->seg[1].lvl;
+	drop = g0->lvl - l1;
+	if (drop < BF_REL_STEP)
+		return 0;
+	trough = l1;
+	for (g = 1; g < w->nseg; g++) {
+		const struct bf_seg *s = &w->seg[g];
+
+		if (!long_seg(w, s, total))
+			continue;
+		if (s->lvl >= g0->lvl - BF_REL_STEP)
+			return 0;
+		/* back up by half the way from the trough to the peak */
+		if (s->lvl > trough + fmax((g0->lvl - trough) / 2, log(1.15)))
+			return 0;
+		trough = fmin(trough, s->lvl);
+		top = fmax(top, s->lvl);
+	}
+	if (top > l1 + fmax(drop / 2, log(1.15)))
+		return 0;
+	/* an oscillation that keeps reaching the peak, not short bursts */
+	near = g0->lvl - fmin(fmax(log(1.25), 2 * w->sigma), drop / 2);
+	for (i = w->seg[1].first; i < w->n; i++)
+		up += w->y[i] >= near;
+	if (up > BF_BURST_SHARE * (w->n - w->seg[1].first))
+		return 0;
+	return drop;
+}
+
+/*
+ * A staircase of moderate, time-driven steps (heat) rather than one step
+ * and a sinking floor (a cache): the first step is moderate and the later
+ * long plateaus step down again by as much, at least once.
+ */
+static bool staircase(const struct bf_work *w, double drop, double total)
+{
+	double prev = w->seg[1].lvl, more = 0, big = 0;
+	unsigned int steps = 0;
+	size_t g;
+
+	if (drop >= BF_CLIFF_BIG)
+		return false;
+	for (g = 2; g < w->nseg; g++) {
+		const struct bf_seg *s = &w->seg[g];
+
+		if (!long_seg(w, s, total))
+			continue;
+		if (prev - s->lvl >= log(1.15)) {
+			more += prev - s->lvl;
+			big = fmax(big, prev - s->lvl);
+			steps++;
+		}
+		prev = s->lvl;
+	}
+	return steps >= 2 || (steps == 1 && big >= 0.8 * drop);
+}
+
+/*
+ * A straight decline (a hard disk's zones): the plateaus only go down, a
+ * straight line fits the samples about as well as the plateaus do (within
+ * 20 % of the residual sd), and the line falls by 10 % or more.
+ */
+static bool linear(const struct bf_work *w, const struct bf_feat *f)
+{
+	size_t g;
+
+	if (f->erratic || !(f->slope < 0) ||
+	    -f->slope * f->total < log(1.1) || f->line_sd >= 1.2 * f->seg_sd)
+		return false;
+	for (g = 1; g < w->nseg; g++)
+		if (w->seg[g].lvl > w->seg[g - 1].lvl)
+			return false;
+	return true;
+}
+
+/* Largest one-step drop between consecutive plateaus (log). */
+static double deepest_step(const struct bf_work *w)
+{
+	double d = 0;
+	size_t g;
+
+	for (g = 1; g < w->nseg; g++)
+		d = fmax(d, w->seg[g - 1].lvl - w->seg[g].lvl);
+	return d;
+}
+
+static void fill_steps(const struct bf_work *w, struct bf_report *r)
+{
+	size_t g;
+
+	r->nsteps = 0;
+	if (r->erratic)
+		return;
+	for (g = 1; g < w->nseg && r->nsteps < BF_MAX_STEPS; g++) {
+		struct bf_step *st = &r->steps[r->nsteps++];
+		double hi = exp(w->seg[g - 1].lvl), lo = exp(w->seg[g].lvl);
+
+		if (hi > lo) {
+			locate_step(w, w->seg[g].first, hi, lo, &st->time_s,
+				    &st->bytes);
+		} else {
+			st->time_s = w->s[w->seg[g].first].t -
+				     w->s[w->seg[g].first].dt;
+			st->bytes = bytes_before(w, w->seg[g].first);
+		}
+		st->bytes -= w->b0;
+		st->ratio = hi / lo;
+	}
+}
+
+/* How the rate behaves after the first step (or over the whole curve). */
+static void floor_behaviour(struct bf_work *w, const struct bf_feat *f,
+			    struct bf_report *r)
+{
+	size_t per = periodic(w), i, up = 0;
+	double cut = (f->lo2 + f->hi2) / 2;
+	size_t from = w->nseg > 1 && !f->erratic ? w->seg[1].first : 0;
+
+	r->floor_kind = BF_FLOOR_STEADY;
+	r->floor_period_s = 0;
+	r->floor_duty = NAN;
+	if (per) {
+		r->floor_kind = BF_FLOOR_PERIODIC;
+		r->floor_period_s = per * f->total / w->n;
+		for (i = from; i < w->n; i++)
+			up += w->y[i] >= cut;
+		r->floor_duty = (double)up / (w->n - from);
+	} else if (f->erratic && f->bimodal) {
+		r->floor_kind = BF_FLOOR_ERRATIC;
+	} else if (f->spread > 0.15) {
+		r->floor_kind = BF_FLOOR_ERRATIC;
+	}
+}
+
+static double clamp01(double v)
+{
+	return v < 0 ? 0 : v > 1 ? 1 : v;
+}
+
+/* Confidence from the samples behind the evidence and its margin. */
+static double confidence(size_t nmin, double margin)
+{
+	return round(100 * (0.5 + 0.5 * clamp01(nmin / 20.0) *
+				  clamp01(margin))) / 100;
+}
+
+/* ---- the verdict ----------------------------------------------------------- */
+
+struct bf_verdict {
+	enum bf_class class;
+	double conf;
+	bool step;		/* report the first step as the cache */
+	bool osc;		/* peak/floor are the oscillation's levels */
+};
+
+static void __attribute__((format(printf, 2, 3)))
+set_reason(struct bf_report *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Cycles between two levels: crossings of the band around the middle of
+ * @lo and @hi (a quarter of the distance either side) by the 3-point
+ * median of the log rate (one noisy sample is not a crossing), the number of low
+ * phases and the coefficient of variation of their lengths (s). A throttle
+ * cycle repeats with its thermal time constant (CV ~0.1); GC dips after
+ * random stretches (CV ~1).
+ */
+static void cycles(const struct bf_work *w, double lo, double hi,
+		   unsigned int *nlow, double *cv)
+{
+	double c = (lo + hi) / 2, d = (hi - lo) / 4, t0 = 0, m = 0, v = 0;
+	double len[64];
+	int state = 0;
+	size_t i, k = 0;
+
+	*nlow = 0;
+	for (i = 0; i < w->n; i++) {
+		double t = w->s[i].t, y = w->f[i];
+
+		if (state >= 0 && y < c - d) {
+			state = -1;
+			t0 = t;
+		} else if (state < 0 && y > c + d) {
+			state = 1;
+			if (k < 64)
+				len[k++] = t - t0;
+			(*nlow)++;
+		}
+	}
+	if (k < 3) {
+		*cv = NAN;
+		return;
+	}
+	for (i = 0; i < k; i++)
+		m += len[i];
+	m /= k;
+	for (i = 0; i < k; i++)
+		v += (len[i] - m) * (len[i] - m);
+	*cv = m > 0 ? sqrt(v / (k - 1)) / m : NAN;
+}
+
+/* Returns from below @mid to above it in the plateau sequence. */
+static unsigned int seg_cycles(const struct bf_work *w, double mid)
+{
+	unsigned int n = 0;
+	bool low = false;
+	size_t g;
+
+	for (g = 0; g < w->nseg; g++) {
+		if (w->seg[g].lvl < mid) {
+			low = true;
+		} else if (low) {
+			n++;
+			low = false;
+		}
+	}
+	return n;
+}
+
+static void verdict_oscillation(struct bf_work *w, const struct bf_feat *f,
+				struct bf_report *r, struct bf_verdict *v)
+{
+	double depth = f->hi2 - f->lo2, cv;
+	unsigned int nlow;
+
+	v->osc = true;
+	if (!f->bimodal) {
+		v->class = BF_CLASS_STEADY;
+		v->osc = false;
+		v->conf = confidence(w->n, (BF_ERRATIC_SD * 2 - f->spread) /
+					   BF_ERRATIC_SD);
+		set_reason(r, "wide noise around one level (spread %.0f %%), no two distinct levels",
+			   100 * (exp(f->spread) - 1));
+		return;
+	}
+	if (depth >= BF_GC_DEPTH) {
+		v->class = BF_CLASS_FTL_STARVATION;
+		v->conf = confidence(w->n, (depth - BF_GC_DEPTH) / 0.4);
+		set_reason(r, "switches between two levels %.1fx apart (%.0f %% of the time in the upper one): deeper than heat",
+			   exp(depth), 100 * (isnan(r->floor_duty) ? 0.5 : r->floor_duty));
+		return;
+	}
+	cycles(w, f->lo2, f->hi2, &nlow, &cv);
+	if (r->floor_kind != BF_FLOOR_PERIODIC && nlow >= 3 && cv > 0.5) {
+		v->class = BF_CLASS_FTL_STARVATION;
+		v->conf = confidence(nlow, (cv - 0.5) / 0.3);
+		set_reason(r, "switches irregularly between two levels %.1fx apart (%u slow stretches, lengths varying by %.0f %%): not a thermal cycle",
+			   exp(depth), nlow, 100 * cv);
+		return;
+	}
+	v->class = BF_CLASS_THERMAL_THROTTLING;
+	r->recovered = true;
+	v->conf = confidence(w->n, (BF_GC_DEPTH - depth) / 0.4) *
+		  (r->floor_kind == BF_FLOOR_PERIODIC ? 1 : 0.8);
+	set_reason(r, "moderate swings (%.1fx) that climb back to the peak",
+		   exp(depth));
+	if (r->floor_kind == BF_FLOOR_PERIODIC)
+		snprintf(r->reason + strlen(r->reason),
+			 sizeof(r->reason) - strlen(r->reason),
+			 ", regular every %.1f s", r->floor_period_s);
+}
+
+/*
+ * Fast at first, then a moderate oscillation (under 4x, each level for a
+ * quarter of the time or more) well below: a controller that heated up
+ * and now throttles and recovers, not a cache (whose floor may burst
+ * briefly but does not keep climbing back). Sets the oscillation's levels
+ * in @f (the peak stays the first plateau).
+ */
+static bool hot_start(struct bf_work *w, struct bf_feat *f,
+		      struct bf_report *r)
+{
+	size_t from = w->seg[1].first, n = w->n, i, up = 0, nlo, nhi;
+	double *y = w->y, lo, hi;
+	unsigned int cross = 0;
+	int state = 0;
+	bool two;
+
+	if (n - from < 8)
+		return false;
+	w->y += from;
+	w->n -= from;
+	two_means(w, &lo, &hi, &nlo, &nhi);
+	two = bimodal(w, lo, hi);
+	for (i = 0; i < w->n; i++) {
+		double d = (hi - lo) / 4, c = (lo + hi) / 2;
+
+		up += w->y[i] >= c;
+		/* crossings of the middle band: a few stages cross it
+		 * once or twice, a cycle keeps crossing it */
+		if ((state <= 0 && w->y[i] > c + d) ||
+		    (state >= 0 && w->y[i] < c - d)) {
+			cross += state != 0;
+			state = w->y[i] > c ? 1 : -1;
+		}
+	}
+	w->y = y;
+	w->n = n;
+	if (!two || cross < 4 || hi - lo >= BF_GC_DEPTH ||
+	    up < 0.25 * (n - from) ||
+	    up > 0.75 * (n - from))
+		return false;
+	short_first_level(w);
+	f->lo2 = lo;
+	f->hi2 = w->seg[0].lvl;
+	r->recovered = true;
+	set_reason(r, "fast at first (%.0f MB/s for %.1f s), then a moderate oscillation between about %.0f and %.0f MB/s that keeps climbing back",
+		   exp(w->seg[0].lvl), w->seg[0].dur, exp(lo), exp(hi));
+	return true;
+}
+
+static void decide(struct bf_work *w, struct bf_feat *f,
+		   struct bf_report *r, struct bf_verdict *v)
+{
+	double drop = cliff(w, f->total), deep = deepest_step(w);
+	size_t nmin;
+
+	v->class = BF_CLASS_CACHE_EXHAUSTION;
+	v->step = v->osc = false;
+	r->recovered = recovered(w);
+	if (drop > 0) {
+		nmin = seg_n(&w->seg[0]) < w->n - seg_n(&w->seg[0]) ?
+		       seg_n(&w->seg[0]) : w->n - seg_n(&w->seg[0]);
+		r->recovered = false;
+		if (seg_n(&w->seg[0]) < BF_MIN_SIDE || w->n - w->seg[1].first < 3) {
+			v->class = BF_CLASS_UNCLEAR;
+			set_reason(r, "a step after %.0f samples: too few on one side to tell it from noise",
+				   (double)seg_n(&w->seg[0]));
+			return;
+		}
+		if (staircase(w, drop, f->total) &&
+		    !linear(w, f)) {
+			v->class = BF_CLASS_THERMAL_THROTTLING;
+			v->conf = confidence(nmin, (BF_CLIFF_BIG - drop) / 0.3);
+			set_reason(r, "a staircase of moderate steps (first %.2fx) over time, no single cliff",
+				   exp(drop));
+			return;
+		}
+		if (linear(w, f) && drop < BF_CLIFF_BIG &&
+		    w->nseg > 2) {
+			v->class = BF_CLASS_STEADY;
+			v->conf = confidence(w->n, 0.5);
+			set_reason(r, "a straight decline (%.0f %% over the run), no step: a trend, like a hard disk's zones",
+				   100 * (1 - exp(f->slope * f->total)));
+			return;
+		}
+		if (hot_start(w, f, r)) {
+			v->class = BF_CLASS_THERMAL_THROTTLING;
+			v->osc = true;
+			v->conf = confidence(nmin, 0.7);
+			return;
+		}
+		v->step = true;
+		v->conf = confidence(nmin, (drop - BF_REL_STEP) /
+				     (4 * w->sigma + 0.05));
+		set_reason(r, "one clean step down (%.2fx) that does not climb back",
+			   exp(drop));
+		if (w->nseg > 2)
+			strncat(r->reason, ", with later stages",
+				sizeof(r->reason) - strlen(r->reason) - 1);
+		return;
+	}
+	if (f->erratic) {
+		verdict_oscillation(w, f, r, v);
+		return;
+	}
+	if (f->backwards) {
+		v->class = BF_CLASS_FTL_STARVATION;
+		v->conf = confidence(seg_n(&w->seg[0]), 1);
+		set_reason(r, "runs backwards: slow first, %.2fx faster later",
+			   exp(w->seg[f->kmax].lvl - w->seg[0].lvl));
+		return;
+	}
+	/* dips deep and frequent enough to be a level of their own: GC */
+	if (w->nseg == 1 && f->bimodal && f->hi2 - f->lo2 >= BF_GC_DEPTH &&
+	    f->low_share >= 0.10) {
+		verdict_oscillation(w, f, r, v);
+		return;
+	}
+	if (w->nseg == 1 || linear(w, f)) {
+		v->class = BF_CLASS_STEADY;
+		v->conf = confidence(w->n, 1);
+		if (w->nseg == 1)
+			set_reason(r, "one plateau (spread %.0f %%)",
+				   100 * (exp(f->spread) - 1));
+		else
+			set_reason(r, "a straight decline (%.0f %% over the run), no step: a trend, like a hard disk's zones",
+				   100 * (1 - exp(f->slope * f->total)));
+		return;
+	}
+	/* three or more returns between two distinct levels: an oscillation */
+	if (r->recovered && f->bimodal) {
+		if (seg_cycles(w, (f->lo2 + f->hi2) / 2) >= 3) {
+			verdict_oscillation(w, f, r, v);
+			v->osc = f->erratic;
+			return;
+		}
+	}
+	if (r->recovered && deep >= BF_NEVER_HEAT) {
+		if (f->bimodal && f->hi2 - f->lo2 >= BF_GC_DEPTH) {
+			verdict_oscillation(w, f, r, v);
+			return;
+		}
+		v->class = BF_CLASS_UNCLEAR;
+		set_reason(r, "a %.1fx drop (too deep for heat) that then climbs back (not a cache)",
+			   exp(deep));
+		return;
+	}
+	if (r->recovered) {
+		v->class = BF_CLASS_THERMAL_THROTTLING;
+		v->conf = confidence(w->n / w->nseg, 1);
+		set_reason(r, "moderate steps down (deepest %.2fx), then the rate climbs back while writing",
+			   exp(deep));
+		return;
+	}
+	v->class = BF_CLASS_THERMAL_THROTTLING;
+	v->conf = confidence(w->n / w->nseg, 0.5);
+	set_reason(r, "%.0f plateaus stepping down moderately (deepest %.2fx)",
+		   (double)w->nseg, exp(deep));
+}
+
+/* Bytes over time from sample @i on: an oscillating floor's long-run rate. */
+static double after_mean(const struct bf_work *w, size_t i)
+{
+	double b = w->s[w->n - 1].bytes - bytes_before(w, i), t = 0;
+
+	for (; i < w->n; i++)
+		t += w->s[i].dt;
+	return t > 0 ? b / t / 1e6 : 0;
+}
+
+/* Relative change of a straight line fitted to y from sample @from on. */
+static double trend_from(const struct bf_work *w, size_t from)
+{
+	double st = 0, sy = 0, stt = 0, sty = 0, den, b, t0, t1;
+	size_t i, n = w->n - from;
+
+	if (n < 3)
+		return 0;
+	for (i = from; i < w->n; i++) {
+		double t = w->s[i].t;
+
+		st += t;
+		sy += w->y[i];
+		stt += t * t;
+		sty += t * w->y[i];
+	}
+	den = n * stt - st * st;
+	b = den > 0 ? (n * sty - st * sy) / den : 0;
+	t0 = w->s[from].t - w->s[from].dt;
+	t1 = w->s[w->n - 1].t;
+	return expm1(b * (t1 - t0));
+}
+
+static void stall_words(const struct bf_report *r, char *b, size_t len)
+{
+	if (!r->stalls.count) {
+		*b = 0;
+		return;
+	}
+	snprintf(b, len, " The rate stalled at ~0 %u time%s (longest %.1f s, %.1f s in all), left out of the plateaus.",
+		 r->stalls.count, r->stalls.count > 1 ? "s" : "",
+		 r->stalls.longest_s, r->stalls.total_s);
+}
+
 static int classify(struct bf_work *w, struct bf_report *r)
 {
 	const struct bf_sample *s = w->s;
-	size_t n = w->n, i, g, kmax = 0, kmin = 0;
-	double total, spread, lvl_lo, lvl_hi, exc = 0;
+	size_t n = w->n, i, g;
+	struct bf_verdict v = { 0 };
+	struct bf_feat f = { 0 };
+	double lvl_lo, lvl_hi;
 	struct bf_seg *raw = NULL;
-	bool erratic, backwards = false;
-	char why[256] = "";
+	char why[256], st[200];
 	int ret;
 
-	total = s[n - 1].t - (s[0].t - s[0].dt);
-	r->total_s = total;
-	r->total_bytes = s[n - 1].bytes - w->b0;
-	r->mean_mbps = total > 0 ? r->total_bytes / total / 1e6 : 0;
+	f.total = 0;
+	for (i = 0; i < n; i++)
+		f.total += s[i].dt;
 
 	/* robust noise: MAD of first differences of y */
 	for (i = 1; i < n; i++)
@@ -930,102 +1531,35 @@ static int classify(struct bf_work *w, struct bf_report *r)
 	if (!raw)
 		return -ENOMEM;
 	memcpy(raw, w->seg, w->nseg * sizeof(*raw));
-	cleanup(w, total);
+	cleanup(w, f.total);
+	features(w, &f);
+	r->erratic = f.erratic;
+	r->trend_rel = expm1(f.slope * f.total);
+	floor_behaviour(w, &f, r);
 
-	spread = within_spread(w);
-	for (g = 0; g < w->nseg; g++)
-		exc += w->seg[g].exc_dur;
-	erratic = spread > BF_ERRATIC_SD || exc > 0.3 * total ||
-		  far_fraction(w) > BF_ERRATIC_FAR ||
-		  jump_fraction(w) > BF_ERRATIC_JUMPS ||
-		  (w->nseg >= 6 && median_dur_frac(w, total) < 0.10);
-
-	for (g = 0; g < w->nseg; g++) {
-		if (w->seg[g].lvl > w->seg[kmax].lvl)
-			kmax = g;
-		if (w->seg[g].lvl < w->seg[kmin].lvl)
-			kmin = g;
+	if (n < BF_MIN_ACTIVE) {
+		v.class = BF_CLASS_UNCLEAR;
+		set_reason(r, "only %.0f samples: too few to tell a step from noise",
+			   (double)n);
+	} else {
+		decide(w, &f, r, &v);
 	}
-	lvl_hi = w->seg[kmax].lvl;
-	lvl_lo = w->seg[kmin].lvl;
-
-	/* recovered: some plateau rises clearly above an earlier drop */
-	r->recovered = false;
-	for (g = 1; g < w->nseg && !r->recovered; g++) {
-		double lowest = w->seg[g].lvl;
-		size_t h;
-
-		if (w->seg[g].lvl >= w->seg[0].lvl - BF_REL_STEP)
-			continue;
-		for (h = g + 1; h < w->nseg; h++)
-			if (w->seg[h].lvl > lowest + BF_REL_STEP &&
-			    !seg_similar(w, &w->seg[g], &w->seg[h])) {
-				r->recovered = true;
-				break;
-			}
-	}
-	if (!erratic && kmax > 0 && lvl_hi - w->seg[0].lvl >= BF_BACKWARDS &&
-	    !seg_similar(w, &w->seg[0], &w->seg[kmax]))
-		backwards = true;
+	r->class = v.class;
+	r->confidence = v.class == BF_CLASS_UNCLEAR ? 0 : v.conf;
+	r->erratic = f.erratic && v.osc;
 
 	r->has_step = false;
 	r->step_time_s = NAN;
 	r->cache_bytes = NAN;
-	if (erratic) {
-		size_t nlo, nhi;
-
-		size_t per = periodic(w);
-		bool hot;
-
-		r->erratic = true;
-		two_means(w, &lvl_lo, &lvl_hi, &nlo, &nhi);
-		/*
-		 * Fast at first, then an oscillation well below that: heat
-		 * built up and the controller now throttles and recovers. An
-		 * FTL starved of blocks still reaches its full speed between
-		 * the slow stretches.
-		 */
-		short_first_level(w);
-		hot = seg_n(&w->seg[0]) >= 2 && w->seg[0].dur < 0.5 * total &&
-		      w->seg[0].lvl >= lvl_hi + BF_HOT_START;
-		if (per) {
-			/* a regular cycle: throttle and recover, heat */
-			r->class = BF_CLASS_THERMAL_THROTTLING;
-			r->recovered = true;
-			r->cycle_s = per * total / n;
-			if (hot)
-				lvl_hi = w->seg[0].lvl;
-		} else if (hot) {
-			char a[32], b[32], c[32];
-
-			r->class = BF_CLASS_THERMAL_THROTTLING;
-			r->recovered = true;
-			fmt_rate(a, sizeof(a), exp(w->seg[0].lvl));
-			fmt_rate(b, sizeof(b), exp(lvl_lo));
-			fmt_rate(c, sizeof(c), exp(lvl_hi));
-			snprintf(why, sizeof(why),
-				 "Fast at first (%s MB/s for %.1f s), then an oscillation between about %s and %s MB/s",
-				 a, w->seg[0].dur, b, c);
-			lvl_hi = w->seg[0].lvl;
-		} else {
-			r->class = BF_CLASS_FTL_STARVATION;
-			snprintf(why, sizeof(why),
-				 "Erratic oscillation with no stable plateau (%zu short plateaus, spread %.0f %%)",
-				 w->nseg, 100 * (exp(spread) - 1));
-		}
-	} else if (backwards) {
-		r->class = BF_CLASS_FTL_STARVATION;
-		snprintf(why, sizeof(why),
-			 "The curve runs backwards: slow first (%.0f MB/s until %.0f s), fast later (%.0f MB/s)",
-			 exp(w->seg[0].lvl), s[w->seg[0].last].t, exp(lvl_hi));
-	} else if (w->nseg == 1) {
-		r->class = BF_CLASS_STEADY;
-		snprintf(why, sizeof(why), "spread %.0f %%",
-			 100 * (exp(spread) - 1));
-	} else if (r->recovered || w->nseg >= 3 || kmax > 0) {
-		r->class = BF_CLASS_THERMAL_THROTTLING;
-	} else {
-		r->class = BF_CLASS_CACHE_EXHAUSTION;
+	lvl_hi = w->seg[f.kmax].lvl;
+	lvl_lo = w->seg[f.kmin].lvl;
+	if (v.osc) {
+		lvl_lo = f.lo2;
+		lvl_hi = f.hi2;
+		if (r->floor_kind == BF_FLOOR_PERIODIC)
+			r->cycle_s = r->floor_period_s;
+	}
+	if (v.step) {
 		r->has_step = true;
 		short_first_level(w);
 		lvl_hi = w->seg[0].lvl;
@@ -1035,29 +1569,116 @@ static int classify(struct bf_work *w, struct bf_report *r)
 		r->cache_bytes -= w->b0;
 	}
 	r->peak_mbps = exp(lvl_hi);
-	r->floor_mbps = exp(lvl_lo);
+	/* the floor is the rate a long job gets: never above the mean */
+	r->floor_mbps = fmin(exp(lvl_lo), r->mean_mbps);
+	/*
+	 * After a cliff, a long job ends on the lowest stage if the drive
+	 * settles there (the last stage, or most of the time after the
+	 * step); on an oscillating floor it gets the floor's mean.
+	 */
+	if (v.step && f.kmin + 1 != w->nseg &&
+	    w->seg[f.kmin].dur < 0.5 * (f.total - w->seg[0].dur))
+		r->floor_mbps = fmin(after_mean(w, w->seg[1].first),
+				     r->mean_mbps);
 
 	if (r->erratic) {
-		/*
-		 * The clean-up absorbs an oscillation into "plateaus" with
-		 * excursions; the change points themselves describe it better.
-		 */
 		memcpy(w->seg, raw, r->nraw_segments * sizeof(*raw));
 		w->nseg = r->nraw_segments;
 	}
 	free(raw);
+	if (v.step)
+		r->trend_rel = trend_from(w, w->seg[1].first);
+	fill_steps(w, r);
 	ret = fill_report(w, r);
 	if (ret)
 		return ret;
+	stall_words(r, st, sizeof(st));
+	snprintf(why, sizeof(why), "%s", r->reason);
+	if (why[0])
+		why[0] = toupper((unsigned char)why[0]);
 	explain(r, why);
+	if (strlen(r->explain) + strlen(st) < sizeof(r->explain))
+		strcat(r->explain, st);
+	return 0;
+}
+
+/*
+ * Stalls: runs of samples under BF_STALL_REL of the upper quartile lasting
+ * BF_STALL_MIN_S or more. They are counted and left out of the analysis
+ * (shorter dips stay: the median filter and the clean-up handle them).
+ * Writes the kept samples to @out (which may alias nothing in @s) and
+ * returns how many.
+ */
+static size_t drop_stalls(const struct bf_sample *s, size_t n, double *tmp,
+			  struct bf_sample *out, struct bf_stalls *st)
+{
+	double thr, dur;
+	size_t i, j, m = 0;
+
+	for (i = 0; i < n; i++)
+		tmp[i] = s[i].mbps;
+	thr = BF_STALL_REL * bf_select(tmp, n, n - 1 - n / 4);
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < n; i = j) {
+		for (j = i, dur = 0; j < n && s[j].mbps <= thr; j++)
+			dur += s[j].dt;
+		if (j > i && dur >= BF_STALL_MIN_S) {
+			st->count++;
+			st->total_s += dur;
+			st->longest_s = fmax(st->longest_s, dur);
+			continue;
+		}
+		if (j == i)
+			j++;
+		for (; i < j; i++)
+			if (out)
+				out[m++] = s[i];
+			else
+				m++;
+	}
+	return m;
+}
+
+/* Too little to analyse: one segment over everything, class unclear. */
+static int unclear_report(const struct bf_sample *s, size_t n,
+			  struct bf_report *r)
+{
+	struct bf_segment *g;
+	double hi = 0;
+	size_t i;
+
+	r->seg = calloc(1, sizeof(*r->seg));
+	if (!r->seg)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		hi = fmax(hi, s[i].mbps);
+	r->class = BF_CLASS_UNCLEAR;
+	r->nseg = 1;
+	r->has_step = false;
+	r->step_time_s = r->cache_bytes = NAN;
+	r->peak_mbps = hi;
+	r->floor_mbps = r->mean_mbps;
+	r->floor_duty = NAN;
+	g = r->seg;
+	g->first = 0;
+	g->last = n - 1;
+	g->start_s = s[0].t - s[0].dt;
+	g->end_s = s[n - 1].t;
+	g->bytes = r->total_bytes;
+	g->mean_mbps = g->level_mbps = r->mean_mbps;
+	g->nsamples = n;
+	r->reason[0] = toupper((unsigned char)r->reason[0]);
+	explain(r, r->reason);
+	r->reason[0] = tolower((unsigned char)r->reason[0]);
 	return 0;
 }
 
 int bf_classify(const struct bf_sample *s, size_t n, struct bf_report *r)
 {
 	struct bf_work w = { .s = s, .n = n };
-	double clamp;
-	size_t i;
+	struct bf_sample *act = NULL;
+	double clamp, total = 0;
+	size_t i, m;
 	int ret = -ENOMEM;
 
 	memset(r, 0, sizeof(*r));
@@ -1067,27 +1688,51 @@ int bf_classify(const struct bf_sample *s, size_t n, struct bf_report *r)
 		if (!isfinite(s[i].t) || !isfinite(s[i].mbps) ||
 		    !isfinite(s[i].bytes) || !(s[i].dt > 0) || s[i].mbps < 0)
 			return -EINVAL;
+	for (i = 0; i < n; i++)
+		total += s[i].dt;
 
-	w.y = malloc(n * sizeof(double));
-	w.f = malloc(n * sizeof(double));
 	w.tmp = malloc((n + 1) * sizeof(double));
-	w.p1 = malloc((n + 1) * sizeof(double));
-	w.p2 = malloc((n + 1) * sizeof(double));
-	if (!w.y || !w.f || !w.tmp || !w.p1 || !w.p2)
-		goto out;
-
+	if (!w.tmp)
+		return -ENOMEM;
 	w.b0 = s[0].bytes - s[0].mbps * 1e6 * s[0].dt;
 	if (w.b0 < 0 || w.b0 < 1e-6 * s[0].bytes)
 		w.b0 = 0;
+	r->total_s = total;
+	r->total_bytes = s[n - 1].bytes - w.b0;
+	r->mean_mbps = total > 0 ? r->total_bytes / total / 1e6 : 0;
 
-	/* log domain; a stalled interval is clamped to 1/1000 of the median */
+	m = drop_stalls(s, n, w.tmp, NULL, &r->stalls);
+	if (m < 3 || r->stalls.total_s > 0.5 * total) {
+		snprintf(r->reason, sizeof(r->reason),
+			 "the device stalled for %.0f of %.0f s: too little transfer to judge",
+			 r->stalls.total_s, total);
+		ret = unclear_report(s, n, r);
+		goto out;
+	}
+	if (m < n) {
+		act = malloc(m * sizeof(*act));
+		if (!act)
+			goto out;
+		drop_stalls(s, n, w.tmp, act, &r->stalls);
+		w.s = act;
+		w.n = n = m;
+	}
+
+	w.y = malloc(n * sizeof(double));
+	w.f = malloc(n * sizeof(double));
+	w.p1 = malloc((n + 1) * sizeof(double));
+	w.p2 = malloc((n + 1) * sizeof(double));
+	if (!w.y || !w.f || !w.p1 || !w.p2)
+		goto out;
+
+	/* log domain; a slow interval is clamped to 1/1000 of the median */
 	for (i = 0; i < n; i++)
-		w.tmp[i] = s[i].mbps;
+		w.tmp[i] = w.s[i].mbps;
 	clamp = bf_median(w.tmp, n) * 1e-3;
 	if (!(clamp > 0))
 		clamp = 1e-6;
 	for (i = 0; i < n; i++)
-		w.y[i] = log(s[i].mbps > clamp ? s[i].mbps : clamp);
+		w.y[i] = log(w.s[i].mbps > clamp ? w.s[i].mbps : clamp);
 
 	w.f[0] = med3(w.y[0], w.y[1], w.y[2]);
 	for (i = 1; i + 1 < n; i++)
@@ -1098,6 +1743,7 @@ int bf_classify(const struct bf_sample *s, size_t n, struct bf_report *r)
 	if (ret)
 		bf_report_free(r);
 out:
+	free(act);
 	free(w.y);
 	free(w.f);
 	free(w.tmp);
@@ -1116,12 +1762,20 @@ void bf_report_free(struct bf_report *r)
 
 /* ---- printers ----------------------------------------------------------- */
 
+static const char *floor_kind_name(enum bf_floor_kind k)
+{
+	return k == BF_FLOOR_PERIODIC ? "periodic" :
+	       k == BF_FLOOR_ERRATIC ? "erratic" : "steady";
+}
+
 void bf_report_print(FILE *f, const struct bf_report *r)
 {
 	char a[32], b[32], c[32];
 	size_t i;
 
-	fprintf(f, "class: %s\n", bf_class_name(r->class));
+	fprintf(f, "class: %s (confidence %.2f)\n", bf_class_name(r->class),
+		r->confidence);
+	fprintf(f, "reason: %s\n", r->reason);
 	fmt_rate(a, sizeof(a), r->peak_mbps);
 	fmt_rate(b, sizeof(b), r->floor_mbps);
 	fmt_rate(c, sizeof(c), r->mean_mbps);
@@ -1135,6 +1789,22 @@ void bf_report_print(FILE *f, const struct bf_report *r)
 			r->step_time_s, a, r->cache_bytes);
 	}
 	fprintf(f, "recovered: %s\n", r->recovered ? "yes" : "no");
+	fprintf(f, "stalls: %u (longest %.1f s, %.1f s in all)\n",
+		r->stalls.count, r->stalls.longest_s, r->stalls.total_s);
+	fprintf(f, "floor behaviour: %s", floor_kind_name(r->floor_kind));
+	if (r->floor_kind == BF_FLOOR_PERIODIC)
+		fprintf(f, ", every %.1f s, %.0f %% of the time up",
+			r->floor_period_s, 100 * r->floor_duty);
+	fprintf(f, "\ntrend: %+.0f %% (straight-line fit %s)\n",
+		100 * r->trend_rel, r->has_step ? "after the step" : "over the run");
+	for (i = 0; i < r->nsteps; i++) {
+		bf_fmt_si_bytes(a, sizeof(a), r->steps[i].bytes);
+		fprintf(f, "step %zu: at %.1f s after %s, %.2fx %s\n", i + 1,
+			r->steps[i].time_s, a,
+			r->steps[i].ratio >= 1 ? r->steps[i].ratio :
+						 1 / r->steps[i].ratio,
+			r->steps[i].ratio >= 1 ? "down" : "up");
+	}
 	if (r->erratic)
 		fprintf(f, "erratic: yes (no stable plateau)\n");
 	if (r->cycle_s > 0)
@@ -1167,7 +1837,10 @@ void bf_report_json(FILE *f, const struct bf_report *r)
 
 	bf_json_init(&j, f);
 	bf_json_obj_open(&j, NULL);
+	bf_json_u64(&j, "schema", BF_SCHEMA_VERSION);
 	bf_json_str(&j, "class", bf_class_name(r->class));
+	bf_json_double(&j, "confidence", r->confidence);
+	bf_json_str(&j, "reason", r->reason);
 	bf_json_double(&j, "peak_MBps", r3(r->peak_mbps));
 	bf_json_double(&j, "floor_MBps", r3(r->floor_mbps));
 	bf_json_double(&j, "mean_MBps", r3(r->mean_mbps));
@@ -1184,6 +1857,31 @@ void bf_report_json(FILE *f, const struct bf_report *r)
 		bf_json_double(&j, "cycle_s", r3(r->cycle_s));
 	else
 		bf_json_null(&j, "cycle_s");
+	bf_json_obj_open(&j, "stalls");
+	bf_json_u64(&j, "count", r->stalls.count);
+	bf_json_double(&j, "longest_s", r3(r->stalls.longest_s));
+	bf_json_double(&j, "total_s", r3(r->stalls.total_s));
+	bf_json_obj_close(&j);
+	bf_json_arr_open(&j, "steps");
+	for (i = 0; i < r->nsteps; i++) {
+		bf_json_obj_open(&j, NULL);
+		bf_json_double(&j, "time_s", r3(r->steps[i].time_s));
+		bf_json_u64(&j, "bytes", llround(fmax(r->steps[i].bytes, 0)));
+		bf_json_double(&j, "ratio", r3(r->steps[i].ratio));
+		bf_json_obj_close(&j);
+	}
+	bf_json_arr_close(&j);
+	bf_json_obj_open(&j, "floor");
+	bf_json_str(&j, "behaviour", floor_kind_name(r->floor_kind));
+	if (r->floor_kind == BF_FLOOR_PERIODIC) {
+		bf_json_double(&j, "period_s", r3(r->floor_period_s));
+		bf_json_double(&j, "duty", r3(r->floor_duty));
+	} else {
+		bf_json_null(&j, "period_s");
+		bf_json_null(&j, "duty");
+	}
+	bf_json_obj_close(&j);
+	bf_json_double(&j, "trend_rel", r3(r->trend_rel));
 	bf_json_u64(&j, "total_bytes", llround(r->total_bytes));
 	bf_json_double(&j, "total_s", r3(r->total_s));
 	bf_json_double(&j, "noise_rel", round(r->noise_rel * 1e4) / 1e4);

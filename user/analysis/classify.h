@@ -36,6 +36,8 @@ enum bf_class {
 	BF_CLASS_CACHE_EXHAUSTION,
 	BF_CLASS_THERMAL_THROTTLING,
 	BF_CLASS_FTL_STARVATION,
+	BF_CLASS_UNCLEAR,	/* too little data or contradictory evidence */
+	BF_CLASS_COUNT,
 };
 
 /** struct bf_segment - one plateau found by the change-point search */
@@ -49,6 +51,25 @@ struct bf_segment {
 	double sd_mbps;		/* standard deviation of the sample rates */
 	size_t nsamples;
 	unsigned int nexcursions; /* short bursts/dips absorbed into it */
+};
+
+/** struct bf_step - one step between consecutive plateaus */
+struct bf_step {
+	double time_s;		/* where the step happened */
+	double bytes;		/* bytes written before it */
+	double ratio;		/* level before / level after (> 1: down) */
+};
+
+#define BF_MAX_STEPS 8
+
+enum bf_floor_kind { BF_FLOOR_STEADY, BF_FLOOR_ERRATIC, BF_FLOOR_PERIODIC };
+
+/** struct bf_stalls - the rate at ~0 (under 2 % of the upper quartile) for
+ * a second or more: a hung device, a reset, a starved host */
+struct bf_stalls {
+	unsigned int count;
+	double longest_s;
+	double total_s;
 };
 
 struct bf_report {
@@ -72,7 +93,19 @@ struct bf_report {
 				 * the oscillation, the segments are rough */
 	double cycle_s;		/* a regular oscillation's period (thermal
 				 * throttle-and-recover), else 0 */
+	/* measured features, reported apart from the verdict: */
+	struct bf_stalls stalls;
+	struct bf_step steps[BF_MAX_STEPS];
+	size_t nsteps;		/* steps down or up between plateaus */
+	enum bf_floor_kind floor_kind; /* the rate after the first step */
+	double floor_period_s;	/* BF_FLOOR_PERIODIC: its period, s */
+	double floor_duty;	/* share of time in the upper level */
+	double trend_rel;	/* linear fit over the run: end / start - 1 */
+	double confidence;	/* 0..1; 0 for unclear */
+	char reason[160];	/* the evidence that decided the class */
 };
+
+#define BF_SCHEMA_VERSION 2
 
 const char *bf_class_name(enum bf_class c);
 
