@@ -37,12 +37,18 @@ module-%:
 cli:
 	$(MAKE) -C user
 
-ksrc: $(KSRC)/.stamp
-$(KSRC)/.stamp: | $(KSRC_TAR)
+# (the stamp's name changes when the list does)
+ksrc: $(KSRC)/.stamp-2
+$(KSRC)/.stamp-2: | $(KSRC_TAR)
 	@mkdir -p $(KSRC)
 	tar -xf $(KSRC_TAR) -C $(KSRC) --strip-components=1 --wildcards \
 		'*/tools/testing/selftests/kselftest.h' \
 		'*/tools/testing/selftests/kselftest_harness.h' \
+		'*/tools/testing/selftests/Makefile' \
+		'*/tools/testing/selftests/lib.mk' \
+		'*/tools/testing/selftests/run_kselftest.sh' \
+		'*/tools/testing/selftests/kselftest/*' \
+		'*/scripts/subarch.include' \
 		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
 		'*/scripts/const_structs.checkpatch' '*/tools/net/ynl' \
 		'*/Documentation/netlink/genetlink*.yaml'
