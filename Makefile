@@ -12,8 +12,9 @@
 KVER	?= $(shell uname -r)
 ifeq ($(wildcard /lib/modules/$(KVER)/build),)
 # No headers for the running kernel (a VM or container host): fall back to
-# the newest installed Debian kernel headers.
-KVER	:= $(lastword $(sort $(notdir $(wildcard /lib/modules/*/build/..))))
+# the newest installed kernel headers (version order: 6.12 after 6.9).
+KVER	:= $(shell ls -d /lib/modules/*/build 2>/dev/null | \
+		awk -F/ '{ print $$4 }' | sort -V | tail -1)
 endif
 KDIR	?= /lib/modules/$(KVER)/build
 PREFIX	?= /usr/local
