@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Classifier accuracy on the synthetic test set (user/synth.c): every kind
+ * Classifier accuracy on the synthetic test set (user/tests/synth.c): every kind
  * of curve at noise 2/5/10 %, sampling intervals 0.1..5 s, 50..2000
  * samples, QEMU-sized and real-world magnitudes. Each case must get the
  * right class, peak and floor within 10 %, the cache size within 15 %, and
