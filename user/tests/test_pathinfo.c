@@ -11,6 +11,7 @@
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #include "kselftest_harness.h"
 #include "pathinfo.h"
+#include "pathmon.h"
 
 #define USB "devices/pci0000:00/0000:00:04.0/usb2/2-1"
 #define DISK USB "/2-1:1.0/host2/target2:0:0/2:0:0:0"
@@ -241,6 +242,23 @@ TEST(kmsg_events)
 	EXPECT_EQ(1500000ull, ts);
 	EXPECT_STREQ("reset", bf_event_name(BF_EV_RESET));
 	EXPECT_STREQ("io-error", bf_event_name(BF_EV_IOERR));
+}
+
+TEST(temperature_files)
+{
+	int64_t mc = 0;
+
+	EXPECT_TRUE(bf_temp_parse("41000\n", &mc));
+	EXPECT_EQ(41000ll, mc);
+	EXPECT_TRUE(bf_temp_parse("41.5", &mc));	/* degrees */
+	EXPECT_EQ(41500ll, mc);
+	EXPECT_TRUE(bf_temp_parse("55", &mc));	/* too small for mC */
+	EXPECT_EQ(55000ll, mc);
+	EXPECT_FALSE(bf_temp_parse("", &mc));
+	EXPECT_FALSE(bf_temp_parse("hot", &mc));
+	EXPECT_FALSE(bf_temp_parse("nan", &mc));
+	EXPECT_FALSE(bf_temp_parse("1e300", &mc));
+	EXPECT_FALSE(bf_temp_parse("41000 C", &mc));
 }
 
 TEST_HARNESS_MAIN
