@@ -218,6 +218,9 @@ TEST(kmsg_events)
 		{ "6,909,1500900,-;usb-storage 2-1:1.0: USB Mass Storage device detected",
 		  BF_EV_BIND },
 		{ "6,910,1501000,-;scsi host2: uas", BF_EV_BIND },
+		/* seen in a 6.12 guest after SG_SCSI_RESET_HOST on a UAS disk */
+		{ "4,477,24553960,-;sd 2:0:0:0: Power-on or device reset occurred\n SUBSYSTEM=scsi\n DEVICE=+scsi:2:0:0:0",
+		  BF_EV_RESET },
 		/* other devices, and nothing of interest */
 		{ "6,911,1501100,-;usb 2-10: reset high-speed USB device number 5 using xhci_hcd",
 		  BF_EV_NONE },
