@@ -270,7 +270,7 @@ disk_ids() {
 	[ -r "/sys/block/$b/device/vpd_pg80" ] &&
 		tail -c +5 "/sys/block/$b/device/vpd_pg80" | tr -d '\0' | tr -s ' ' | sed 's/^ //; s/ $//'
 	echo
-	[ -r "/sys/block/$b/device/wwid" ] && cat "/sys/block/$b/device/wwid"
+	cat "/sys/block/$b/device/wwid" 2>/dev/null
 	p=$(readlink -f "/sys/block/$b/device" 2>/dev/null)
 	while [ -n "$p" ] && [ "$p" != / ] && [ "$p" != /sys/devices ]; do
 		if [ -r "$p/serial" ] && [ -r "$p/idVendor" ]; then

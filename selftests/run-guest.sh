@@ -51,10 +51,11 @@ n=0 failed=0
 if [ $rigcheck = 1 ]; then
 	n=$((n + 1))
 	bad=${BLKFLOOR_RIG_FAULT:-}
-	[ -n "${BLKFLOOR_RIG:-}" ] && [ -e "$BLKFLOOR_RIG" ] ||
+	# (guest-init's findings, then what may have changed since boot)
+	[ -n "${BLKFLOOR_RIG:-}" ] && [ -e "$BLKFLOOR_RIG" ] || [[ $bad == *"agent port"* ]] ||
 		bad="${bad:+$bad; }no host agent port"
 	have=$(ls -d /sys/block/sd* 2>/dev/null | wc -l)
-	[ "$have" -ge "${BLKFLOOR_RIG_DISKS:-0}" ] ||
+	[ "$have" -ge "${BLKFLOOR_RIG_DISKS:-0}" ] || [[ $bad == *" disks appeared"* ]] ||
 		bad="${bad:+$bad; }$have of ${BLKFLOOR_RIG_DISKS} disks"
 	if [ -z "$bad" ]; then
 		echo "ok $n rig: host agent port, $have of ${BLKFLOOR_RIG_DISKS:-0} disks"
