@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/utsname.h>
@@ -38,6 +39,19 @@ static void tracer_init(struct bf_tracer *t, const char *path,
 	t->fd = -1;
 	t->dev_size = dev_size;
 	t->last_sync = mono_s();
+}
+
+/*
+ * One writer per trace: a command that writes one holds a lock on it, so
+ * that attach cannot append to a trace its first writer is still writing.
+ */
+static int tracer_lock(int fd, const char *path)
+{
+	if (!flock(fd, LOCK_EX | LOCK_NB) || errno != EWOULDBLOCK)
+		return 0;	/* locked, or a filesystem without locks */
+	fprintf(stderr, "blkfloor: trace %s is being written by another blkfloor command\n",
+		path);
+	return -EBUSY;
 }
 
 void bf_tracer_fd(struct bf_tracer *t, int fd, const char *name)
@@ -72,6 +86,9 @@ int bf_tracer_create(struct bf_tracer *t, const char *path, bool force,
 	}
 	if (!force)
 		t->created = true;
+	ret = tracer_lock(t->fd, path);
+	if (ret)
+		goto fail;
 	if (fstat(t->fd, &st)) {
 		ret = -errno;
 		goto fail;
@@ -131,6 +148,11 @@ int bf_tracer_resume(struct bf_tracer *t, const char *path, uint32_t run_id,
 		ret = -errno;
 		fprintf(stderr, "blkfloor: cannot open trace %s: %s\n", path,
 			strerror(-ret));
+		return ret;
+	}
+	ret = tracer_lock(fd, path);
+	if (ret) {
+		close(fd);
 		return ret;
 	}
 	f = fdopen(dup(fd), "r");

@@ -185,7 +185,8 @@ TEST(resume)
 TEST(create)
 {
 	char dir[] = "/tmp/bf-traceout-XXXXXX", path[64];
-	struct bf_tracer t;
+	struct bf_tracer t, t2;
+	uint32_t next;
 
 	ASSERT_NE(NULL, mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/t", dir);
@@ -199,6 +200,8 @@ TEST(create)
 	EXPECT_EQ(-ENOSPC, bf_tracer_create(&t, path, true, UINT64_MAX / 2, 0));
 	EXPECT_STREQ("keep\n", slurp(path));
 	ASSERT_EQ(0, bf_tracer_create(&t, path, true, 4096, 0));
+	/* attach cannot append while the first writer writes */
+	EXPECT_EQ(-EBUSY, bf_tracer_resume(&t2, path, 7, 0, &next));
 	EXPECT_EQ(0, bf_tracer_close(&t));
 	EXPECT_STREQ("", slurp(path));
 	unlink(path);
