@@ -310,6 +310,30 @@ again:
 	}
 }
 
+/*
+ * The I/Os still in flight at @end (every one completed before it has been
+ * accounted) and the age of the oldest: a device that holds a request
+ * ("stuck") tells itself apart from one that is merely slow, and from a
+ * kthread that did not reap.
+ */
+static void blkfloor_inflight_at(struct blkfloor_run *run, u64 end,
+				 struct blkfloor_iv *iv)
+{
+	struct blkfloor_engine *eng = &run->eng;
+	u64 oldest = end;
+	unsigned int i;
+
+	for (i = 0; i < run->p.qd && iv->inflight < eng->inflight; i++) {
+		struct blkfloor_io *io = &eng->ios[i];
+
+		if (!io->inflight)
+			continue;
+		iv->inflight++;
+		oldest = min(oldest, io->submit_ns);
+	}
+	iv->oldest_ns = end - oldest;
+}
+
 /* Publish the live interval as closed at absolute time @end. */
 static void blkfloor_close_interval(struct blkfloor_run *run, u64 end)
 {
@@ -324,6 +348,7 @@ static void blkfloor_close_interval(struct blkfloor_run *run, u64 end)
 	iv.start_ns = eng->iv_start - eng->t0;
 	iv.end_ns = end - eng->t0;
 	iv.bytes_total = eng->bytes_total;
+	blkfloor_inflight_at(run, end, &iv);
 
 	spin_lock(&run->lock);
 	slot = &run->ring[iv.index % run->p.ring];
