@@ -33,6 +33,8 @@ struct bf_iv {
 	uint64_t start_ns, end_ns, bytes, ios, errors, bytes_total;
 	uint64_t err[__BLKFLOOR_ERR_MAX];
 	uint64_t lat_min, lat_max, lat_sum;
+	uint32_t inflight;	/* I/Os in flight at the end */
+	uint64_t oldest_ns;	/* age of the oldest of them at the end */
 	double p50, p99, p999;
 };
 

@@ -172,6 +172,9 @@ int bf_iv_parse(const struct nlattr *nest, struct bf_iv *iv,
 	iv->lat_max = bf_nla_u64(tb[BLKFLOOR_IV_A_LAT_MAX_NS], 0);
 	iv->lat_sum = bf_nla_u64(tb[BLKFLOOR_IV_A_LAT_SUM_NS], 0);
 	iv->bytes_total = bf_nla_u64(tb[BLKFLOOR_IV_A_BYTES_TOTAL], 0);
+	iv->inflight = tb[BLKFLOOR_IV_A_INFLIGHT] ?
+		       nla_get_u32(tb[BLKFLOOR_IV_A_INFLIGHT]) : 0;
+	iv->oldest_ns = bf_nla_u64(tb[BLKFLOOR_IV_A_OLDEST_NS], 0);
 	if (tb[BLKFLOOR_IV_A_ERRORS]) {
 		nla_for_each_nested(a, tb[BLKFLOOR_IV_A_ERRORS], rem) {
 			i = nla_type(a) - 1;
