@@ -60,6 +60,7 @@ void bf_req_base(struct bf_run_req *req, const struct bf_opts *o,
 	req->err_limit = o->err_limit;
 	req->ring = o->ring;
 	req->interval_ns = o->interval_ns;
+	req->temp_file = o->temp_file;
 	req->flags = (o->no_own ? 0 : BLKFLOOR_F_OWNER) |
 		     (o->fua ? BLKFLOOR_F_FUA : 0) |
 		     (o->preflush ? BLKFLOOR_F_PREFLUSH : 0) |
@@ -172,6 +173,11 @@ int bf_preflight(struct bf_ctx *c, const struct bf_opts *o,
 	c->trace = NULL;
 	if (c->dev && check_identity(c))
 		return EXIT_USAGE;
+	if (o->temp_file && access(o->temp_file, R_OK)) {
+		fprintf(stderr, "blkfloor: --temp-file %s: %s\n", o->temp_file,
+			strerror(errno));
+		return EXIT_USAGE;
+	}
 	if (!o->trace)
 		return EXIT_OK;
 	ivs = bf_trace_expect_intervals(req_bytes(c, req), req->max_time_ns,

@@ -143,6 +143,9 @@ BLKFLOOR_COMMAND(run, "DEV [options]", do_run,
 	"  --trace FILE      record every interval as it arrives (blkfloor-trace\n"
 	"                    v1); checked before the run: a new file with room\n"
 	"  --force           overwrite an existing --trace FILE\n"
+	"  --temp-file FILE  the drive's temperature, read each interval from\n"
+	"                    FILE (millidegrees or degrees C) instead of the\n"
+	"                    path's hwmon sensor (a rig's probe or smartctl)\n"
 	"  --json            print the summary as JSON\n"
 	"  --quiet           no live progress, only the summary\n"
 	"  --yes-destroy-data  required for write, trim and write-zeroes");
@@ -460,6 +463,7 @@ static int do_burst(int argc, char **argv)
 	"  --trace FILE      record every interval as it arrives; checked\n" \
 	"                    before the run (a new file, with room); --force\n" \
 	"                    overwrites an existing one\n" \
+	"  --temp-file FILE  temperature from FILE instead of hwmon\n" \
 	"  --json, --quiet\n" \
 	"  --yes-destroy-data  required: this overwrites the device"
 

@@ -41,6 +41,7 @@ static const struct optdef optdefs[] = {
 	{ "min", BF_O_MIN, true },
 	{ "own", BF_O_OWN, false },
 	{ "force", BF_O_FORCE, false },
+	{ "temp-file", BF_O_TEMP_FILE, true },
 };
 
 static const struct {
@@ -247,6 +248,11 @@ static int apply(struct bf_opts *o, const struct optdef *d, const char *v,
 		if (!*v)
 			return bad(err, len, d->name, v, "empty file name");
 		o->trace = v;
+		break;
+	case BF_O_TEMP_FILE:
+		if (!*v)
+			return bad(err, len, d->name, v, "empty file name");
+		o->temp_file = v;
 		break;
 	case BF_O_FUA:
 		o->fua = true;

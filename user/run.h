@@ -17,6 +17,7 @@
 #include "json.h"
 #include "nl.h"
 #include "opts.h"
+#include "pathinfo.h"
 
 struct bf_run_req {
 	const char *dev;
@@ -24,6 +25,7 @@ struct bf_run_req {
 	uint32_t bs, qd, loops, ring, flags, err_limit;
 	uint64_t seed, offset, length, max_bytes, max_time_ns;
 	uint64_t rate_bps, rate_iops, interval_ns;
+	const char *temp_file;	/* read instead of the hwmon sensor */
 };
 
 /* One closed interval; latencies in ns. */
@@ -36,6 +38,8 @@ struct bf_iv {
 	uint32_t inflight;	/* I/Os in flight at the end */
 	uint64_t oldest_ns;	/* age of the oldest of them at the end */
 	double p50, p99, p999;
+	bool have_path;		/* sampled live: the path figures below */
+	struct bf_pathiv path;
 };
 
 /* A run as RUN_GET / RUN_END_NTF describe it. */

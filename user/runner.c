@@ -328,7 +328,76 @@ struct exec {
 	bool in_fetch;
 	struct bf_hist scratch;	/* the live interval's histogram */
 	struct bf_hist dscratch;	/* a dumped interval's */
+	struct bf_pathmon pm;	/* the device's path, followed live */
+	bool have_pm;
+	bool pm_sampled;	/* pm_index is the last interval sampled */
+	uint32_t pm_index;
 };
+
+/*
+ * Follow the path of @dev while the run goes on: the baseline sample is
+ * taken now, before the run starts.
+ */
+static void path_open(struct exec *x, const char *dev, const char *temp_file)
+{
+	char name[64];
+
+	bf_dev_basename(dev, name, sizeof(name));
+	x->have_pm = !bf_pathmon_init(&x->pm, name, temp_file);
+	if (x->have_pm)
+		bf_pathmon_start(&x->pm);
+	if (x->have_pm && x->t)
+		x->t->pm = &x->pm;
+}
+
+static void path_close(struct exec *x)
+{
+	if (x->t)
+		x->t->pm = NULL;
+	if (x->have_pm)
+		bf_pathmon_free(&x->pm);
+	x->have_pm = false;
+}
+
+/*
+ * The path figures of live interval @iv: the counters since the sample
+ * taken with the interval before it. After a hole the sample only restarts
+ * the count (it spans several intervals).
+ */
+static void path_sample(struct exec *x, struct bf_iv *iv)
+{
+	bool next = x->pm_sampled ? iv->index == x->pm_index + 1 :
+		    iv->index == 0;
+
+	bf_pathmon_sample(&x->pm, iv->ios, &iv->path);
+	iv->have_path = next;
+	x->pm_sampled = true;
+	x->pm_index = iv->index;
+}
+
+static void path_event(void *arg, enum bf_event_kind kind, uint64_t mono_ns,
+		       const char *msg, int len)
+{
+	struct exec *x = arg;
+	struct timespec rt, mt;
+	double t;
+
+	/* kernel-log stamps are CLOCK_MONOTONIC; the run's start, REALTIME */
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mt);
+	t = ((double)mono_ns - (mt.tv_sec * 1e9 + mt.tv_nsec) +
+	     (rt.tv_sec * 1e9 + rt.tv_nsec) -
+	     (double)x->res->info.start_time_ns) / 1e9;
+	if (x->t)
+		bf_tracer_event(x->t, t, bf_event_name(kind), msg, len);
+	if (x->p && !x->p->quiet) {
+		if (x->p->open_line)
+			fputc('\n', x->p->f);
+		x->p->open_line = false;
+		fprintf(x->p->f, "blkfloor: %.1f s into the run: %s: %.*s\n", t,
+			bf_event_name(kind), len > 200 ? 200 : len, msg);
+	}
+}
 
 static int info_cb(const struct bf_nl_msg *m, void *arg)
 {
@@ -349,6 +418,20 @@ static void lose(struct exec *x, uint32_t upto)
 }
 
 static int fetch_missing(struct exec *x);
+
+static int take(struct exec *x, const struct bf_iv *iv,
+		const struct bf_hist *h)
+{
+	int ret = bf_result_add_iv(x->res, iv, h);
+
+	if (ret)
+		return ret;
+	if (x->t)
+		bf_tracer_iv(x->t, iv);
+	if (x->p)
+		bf_progress_iv(x->p, iv);
+	return 0;
+}
 
 /*
  * Take interval @iv in index order: an older one is a duplicate; a later
@@ -373,14 +456,13 @@ static int deliver(struct exec *x, const struct bf_iv *iv,
 		}
 		lose(x, iv->index);
 	}
-	ret = bf_result_add_iv(res, iv, h);
-	if (ret)
-		return ret;
-	if (x->t)
-		bf_tracer_iv(x->t, iv);
-	if (x->p)
-		bf_progress_iv(x->p, iv);
-	return 0;
+	if (live && x->have_pm) {
+		struct bf_iv piv = *iv;
+
+		path_sample(x, &piv);
+		return take(x, &piv, h);
+	}
+	return take(x, iv, h);
 }
 
 static int store_iv(struct exec *x, const struct nlattr *nest, bool live)
@@ -575,6 +657,8 @@ static int follow_loop(struct exec *x, struct watch *w, bool stop_on_signal)
 		}
 		if (x->gap && !res->ended)
 			fetch_missing(x);
+		if (x->have_pm)
+			bf_pathmon_events(&x->pm, path_event, x);
 		if (!res->ended && now_s() - last_poll >= 2) {
 			struct bf_run_info ri;
 
@@ -602,6 +686,8 @@ static void follow_end(struct exec *x)
 
 	if (res->info.intervals > res->next)
 		fetch_missing(x);
+	if (x->have_pm)
+		bf_pathmon_events(&x->pm, path_event, x);
 	if (res->ended) {
 		lose(x, res->info.intervals);
 		if (x->t)
@@ -631,6 +717,7 @@ int bf_run_exec(struct bf_nl *nl, const struct bf_run_req *req,
 	ret = watch_open(nl, x, &w);
 	if (ret)
 		goto out_free;
+	path_open(x, req->dev, req->temp_file);
 
 	msg = bf_nl_msg(nl, BLKFLOOR_CMD_RUN_START, false);
 	if (!msg) {
@@ -664,6 +751,7 @@ int bf_run_exec(struct bf_nl *nl, const struct bf_run_req *req,
 	if (!res->ended && !ret)
 		ret = -ETIMEDOUT;
 out_watch:
+	path_close(x);
 	watch_close(&w);
 out_free:
 	free(x);
@@ -697,6 +785,8 @@ int bf_run_follow(struct bf_nl *nl, uint32_t id, uint32_t from, bool stream,
 	}
 	if (res->info.state != BLKFLOOR_STATE_RUNNING)
 		res->ended = true;
+	if (stream && !res->ended)
+		path_open(x, res->info.dev, NULL);
 	if (t)
 		bf_tracer_start(t, nl, &res->info);
 	/* what the ring holds; older intervals are gaps */
@@ -712,6 +802,7 @@ int bf_run_follow(struct bf_nl *nl, uint32_t id, uint32_t from, bool stream,
 		res->detached = true;
 	follow_end(x);
 out_watch:
+	path_close(x);
 	watch_close(&w);
 out_free:
 	free(x);

@@ -33,6 +33,39 @@ static void meta_u64(FILE *f, const char *key, uint64_t v)
 	fprintf(f, "# %s: %llu\n", key, (unsigned long long)v);
 }
 
+static const char *nomerges_name(int v)
+{
+	return v == 0 ? "0 (merges allowed)" : v == 1 ? "1 (simple merges only)" :
+	       v == 2 ? "2 (no merges)" : "";
+}
+
+/* How the commands reach the drive (see pathinfo.h); "" when not known. */
+static void write_path(FILE *f, const struct bf_path *p)
+{
+	meta(f, "driver", p->driver);
+	if (p->scsi_id[0])
+		meta(f, "scsi_id", p->scsi_id);
+	if (p->usb_port[0]) {
+		meta(f, "usb_port", p->usb_port);
+		meta(f, "usb_speed", p->usb_speed);
+		meta(f, "usb_version", p->usb_version);
+		meta(f, "usb_id", p->usb_id);
+		meta(f, "usb_bcd_device", p->usb_bcd);
+		meta(f, "usb_storage_quirks", p->quirks);
+	}
+	meta(f, "firmware", p->firmware);
+	meta_u64(f, "max_sectors_kb", p->max_sectors_kb);
+	meta_u64(f, "max_hw_sectors_kb", p->max_hw_sectors_kb);
+	meta_u64(f, "queue_depth", p->queue_depth);
+	meta_u64(f, "nr_requests", p->nr_requests);
+	meta(f, "scheduler", p->scheduler);
+	meta(f, "nomerges", nomerges_name(p->nomerges));
+	meta(f, "rotational", p->rotational < 0 ? "" :
+	     p->rotational ? "yes" : "no");
+	meta(f, "write_cache", p->write_cache);
+	meta(f, "temp_source", p->temp_src);
+}
+
 void bf_trace_write_header(FILE *f, const struct bf_trace_meta *m)
 {
 	char ts[32];
@@ -57,7 +90,41 @@ void bf_trace_write_header(FILE *f, const struct bf_trace_meta *m)
 	meta(f, "start_time", ts);
 	meta(f, "cli_version", m->cli_version);
 	meta(f, "module_version", m->module_version);
+	if (m->path)
+		write_path(f, m->path);
+	if (m->events)
+		meta(f, "events", m->events);
 	fputs(BF_TRACE_HEADER "\n", f);
+}
+
+/*
+ * The path columns: empty where not measured (an interval fetched from the
+ * kernel's ring after the fact, a counter the path does not have).
+ */
+static int fmt_path(char *buf, size_t len, const struct bf_iv *iv)
+{
+	const struct bf_pathiv *p = &iv->path;
+	char temp[32] = "";
+	int n;
+
+	if (!iv->have_path)
+		return snprintf(buf, len, ",,,,,,,,\n");
+	if (p->temp)
+		snprintf(temp, sizeof(temp), "%.1f", p->temp_c);
+	if (!p->scsi)
+		n = snprintf(buf, len, "%llu,%.3f,%.1f,%llu,%.3f,%llu,,,%s\n",
+			     (unsigned long long)p->requests, p->req_per_bio,
+			     p->req_bytes / 1024, (unsigned long long)p->merges,
+			     p->util, (unsigned long long)p->in_flight, temp);
+	else
+		n = snprintf(buf, len,
+			     "%llu,%.3f,%.1f,%llu,%.3f,%llu,%llu,%llu,%s\n",
+			     (unsigned long long)p->requests, p->req_per_bio,
+			     p->req_bytes / 1024, (unsigned long long)p->merges,
+			     p->util, (unsigned long long)p->in_flight,
+			     (unsigned long long)p->scsi_err,
+			     (unsigned long long)p->scsi_tmo, temp);
+	return n < 0 ? 0 : (size_t)n < len ? n : (int)len - 1;
 }
 
 size_t bf_trace_fmt_iv(char *buf, size_t len, const struct bf_iv *iv)
@@ -70,7 +137,7 @@ size_t bf_trace_fmt_iv(char *buf, size_t len, const struct bf_iv *iv)
 	int n;
 
 	n = snprintf(buf, len,
-		     "%u,%.6f,%.6f,%llu,%llu,%llu,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%llu\n",
+		     "%u,%.6f,%.6f,%llu,%llu,%llu,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%llu,",
 		     iv->index, start, end, (unsigned long long)iv->bytes,
 		     (unsigned long long)iv->ios,
 		     (unsigned long long)iv->errors, mbps,
@@ -78,7 +145,10 @@ size_t bf_trace_fmt_iv(char *buf, size_t len, const struct bf_iv *iv)
 		     any ? iv->p50 / 1e3 : 0, any ? iv->p99 / 1e3 : 0,
 		     any ? iv->p999 / 1e3 : 0, any ? iv->lat_max / 1e3 : 0,
 		     (unsigned long long)iv->bytes_total);
-	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
+	if (n < 0 || (size_t)n >= len)
+		return n < 0 ? 0 : len - 1;
+	n += fmt_path(buf + n, len - n, iv);
+	return (size_t)n < len ? (size_t)n : len - 1;
 }
 
 void bf_trace_write_iv(FILE *f, const struct bf_iv *iv)
@@ -94,6 +164,23 @@ size_t bf_trace_fmt_gap(char *buf, size_t len, uint32_t first, uint32_t last)
 	int n = snprintf(buf, len, "# gap: %u-%u\n", first, last);
 
 	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
+}
+
+size_t bf_trace_fmt_event(char *buf, size_t len, double t, const char *kind,
+			  const char *msg, int msglen)
+{
+	int n, i;
+
+	if (msglen > 200)
+		msglen = 200;
+	n = snprintf(buf, len, "# event: %.6f %s %.*s\n", t, kind, msglen, msg);
+	if (n < 0)
+		return 0;
+	/* one line: a control character in the message would split it */
+	for (i = 0; i < n - 1 && (size_t)i < len - 1; i++)
+		if ((unsigned char)buf[i] < ' ')
+			buf[i] = ' ';
+	return (size_t)n < len ? (size_t)n : len - 1;
 }
 
 size_t bf_trace_fmt_end(char *buf, size_t len, const char *state, int err,

@@ -28,7 +28,9 @@
 #define BF_TRACE_MAGIC	"# blkfloor-trace v1"
 #define BF_TRACE_HEADER	"index,start_s,end_s,bytes,ios,errors,MBps," \
 			"lat_min_us,lat_mean_us,lat_p50_us,lat_p99_us," \
-			"lat_p999_us,lat_max_us,bytes_total"
+			"lat_p999_us,lat_max_us,bytes_total," \
+			"requests,req_per_bio,req_kib,merges,util," \
+			"in_flight,scsi_err,scsi_tmo,temp_c"
 
 struct bf_trace_meta {
 	const char *device;
@@ -42,6 +44,8 @@ struct bf_trace_meta {
 	uint64_t seed;
 	uint64_t start_time_ns;		/* CLOCK_REALTIME */
 	const char *cli_version, *module_version;
+	const struct bf_path *path;	/* the path lines, if not NULL */
+	const char *events;		/* where events come from, or why not */
 };
 
 /* "2026-11-29T22:00:30Z" */
@@ -57,10 +61,13 @@ void bf_trace_write_end(FILE *f, const char *state, int err,
  * with one write(2), so a reader never sees half of one unless the writer
  * was killed in the middle of it (bf_trace_scan_line() finds that).
  */
-#define BF_TRACE_LINE_MAX	256
+#define BF_TRACE_LINE_MAX	384
 size_t bf_trace_fmt_iv(char *buf, size_t len, const struct bf_iv *iv);
 size_t bf_trace_fmt_gap(char *buf, size_t len, uint32_t first,
 			uint32_t last);
+/* "# event: T KIND MESSAGE" (T in seconds since the start of the run). */
+size_t bf_trace_fmt_event(char *buf, size_t len, double t, const char *kind,
+			  const char *msg, int msglen);
 size_t bf_trace_fmt_end(char *buf, size_t len, const char *state, int err,
 			uint32_t dropped);
 

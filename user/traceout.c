@@ -268,7 +268,8 @@ void bf_tracer_start(struct bf_tracer *t, struct bf_nl *nl,
 {
 	struct bf_trace_meta m = { 0 };
 	struct bf_devinfo di;
-	char name[64], modver[64], model[200];
+	char name[64], modver[64], model[200], events[128];
+	struct bf_path path;
 	struct utsname u;
 	char *buf = NULL;
 	size_t len = 0;
@@ -304,6 +305,25 @@ void bf_tracer_start(struct bf_tracer *t, struct bf_nl *nl,
 	m.start_time_ns = ri->start_time_ns;
 	m.cli_version = BLKFLOOR_CLI_VERSION;
 	m.module_version = modver;
+	if (t->pm) {
+		path = t->pm->path;
+		if (t->pm->temp_file)
+			snprintf(path.temp_src, sizeof(path.temp_src), "%s",
+				 t->pm->temp_file);
+		if (t->pm->kmsg >= 0)
+			snprintf(events, sizeof(events),
+				 "kernel log (/dev/kmsg), from the start of the run");
+		else
+			snprintf(events, sizeof(events),
+				 "not recorded: /dev/kmsg: %s",
+				 strerror(t->pm->kmsg_err));
+	} else {
+		bf_path_read("/sys", name, &path);
+		snprintf(events, sizeof(events),
+			 "not recorded (intervals read from the kernel's ring afterwards)");
+	}
+	m.path = &path;
+	m.events = events;
 	f = open_memstream(&buf, &len);
 	if (!f) {
 		tracer_fail(t, ENOMEM);
@@ -332,6 +352,15 @@ void bf_tracer_gap(struct bf_tracer *t, uint32_t first, uint32_t last)
 	char line[BF_TRACE_LINE_MAX];
 
 	tracer_put(t, line, bf_trace_fmt_gap(line, sizeof(line), first, last));
+}
+
+void bf_tracer_event(struct bf_tracer *t, double ts, const char *kind,
+		     const char *msg, int msglen)
+{
+	char line[BF_TRACE_LINE_MAX];
+
+	tracer_put(t, line, bf_trace_fmt_event(line, sizeof(line), ts, kind,
+					       msg, msglen));
 }
 
 void bf_tracer_end(struct bf_tracer *t, const struct bf_run_info *ri,

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "nl.h"
+#include "pathmon.h"
 #include "run.h"
 
 struct bf_tracer {
@@ -29,6 +30,7 @@ struct bf_tracer {
 	uint32_t gaps_before;	/* gap intervals already in a resumed file */
 	uint64_t dev_size;
 	double last_sync;	/* CLOCK_MONOTONIC seconds */
+	const struct bf_pathmon *pm;	/* the path followed live, or NULL */
 };
 
 /*
@@ -57,6 +59,9 @@ void bf_tracer_start(struct bf_tracer *t, struct bf_nl *nl,
 		     const struct bf_run_info *ri);
 void bf_tracer_iv(struct bf_tracer *t, const struct bf_iv *iv);
 void bf_tracer_gap(struct bf_tracer *t, uint32_t first, uint32_t last);
+/* An event on the path, @ts seconds after the start of the run. */
+void bf_tracer_event(struct bf_tracer *t, double ts, const char *kind,
+		     const char *msg, int msglen);
 /* The trailer of an ended run; @dropped counts this session's gaps. */
 void bf_tracer_end(struct bf_tracer *t, const struct bf_run_info *ri,
 		   uint32_t dropped);

@@ -101,11 +101,11 @@ TEST(format)
 	EXPECT_STREQ("# cli_version: 0.1.0", lines[15]);
 	EXPECT_STREQ("# module_version: 0.1.0", lines[16]);
 	EXPECT_STREQ(BF_TRACE_HEADER, lines[17]);
-	EXPECT_STREQ("index,start_s,end_s,bytes,ios,errors,MBps,lat_min_us,lat_mean_us,lat_p50_us,lat_p99_us,lat_p999_us,lat_max_us,bytes_total",
+	EXPECT_STREQ("index,start_s,end_s,bytes,ios,errors,MBps,lat_min_us,lat_mean_us,lat_p50_us,lat_p99_us,lat_p999_us,lat_max_us,bytes_total,requests,req_per_bio,req_kib,merges,util,in_flight,scsi_err,scsi_tmo,temp_c",
 		     lines[17]);
-	EXPECT_STREQ("0,0.000000,0.500000,200000000,1525,0,400.000,1.000,20.000,19.000,80.000,88.000,90.000,200000000",
+	EXPECT_STREQ("0,0.000000,0.500000,200000000,1525,0,400.000,1.000,20.000,19.000,80.000,88.000,90.000,200000000,,,,,,,,,",
 		     lines[18]);
-	EXPECT_STREQ("1,0.500000,1.000000,0,0,0,0.000,0.000,0.000,0.000,0.000,0.000,0.000,200000000",
+	EXPECT_STREQ("1,0.500000,1.000000,0,0,0,0.000,0.000,0.000,0.000,0.000,0.000,0.000,200000000,,,,,,,,,",
 		     lines[19]);
 	EXPECT_STREQ("# state: stopped", lines[20]);
 	EXPECT_STREQ("# errno: 0", lines[21]);

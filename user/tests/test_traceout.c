@@ -39,9 +39,31 @@ TEST(lines)
 
 	iv_fill(&iv, 41);
 	n = bf_trace_fmt_iv(buf, sizeof(buf), &iv);
-	EXPECT_STREQ("41,0.041000,0.042000,131072,1,0,131.072,250.000,250.000,250.000,250.000,250.000,250.000,5505024\n",
+	EXPECT_STREQ("41,0.041000,0.042000,131072,1,0,131.072,250.000,250.000,250.000,250.000,250.000,250.000,5505024,,,,,,,,,\n",
 		     buf);
 	EXPECT_EQ(strlen(buf), n);
+	/* with the path figures sampled live */
+	iv.have_path = true;
+	iv.path = (struct bf_pathiv){ .requests = 2, .req_per_bio = 2,
+		.req_bytes = 65536, .merges = 0, .util = 0.5, .in_flight = 1,
+		.scsi = true, .scsi_err = 0, .scsi_tmo = 1, .temp = true,
+		.temp_c = 47.25 };
+	bf_trace_fmt_iv(buf, sizeof(buf), &iv);
+	EXPECT_STREQ("41,0.041000,0.042000,131072,1,0,131.072,250.000,250.000,250.000,250.000,250.000,250.000,5505024,2,2.000,64.0,0,0.500,1,0,1,47.2\n",
+		     buf);
+	/* no SCSI counters, no sensor: those columns are empty */
+	iv.path.scsi = false;
+	iv.path.temp = false;
+	bf_trace_fmt_iv(buf, sizeof(buf), &iv);
+	EXPECT_STREQ("41,0.041000,0.042000,131072,1,0,131.072,250.000,250.000,250.000,250.000,250.000,250.000,5505024,2,2.000,64.0,0,0.500,1,,,\n",
+		     buf);
+	/* an event is one line whatever its message holds */
+	n = bf_trace_fmt_event(buf, sizeof(buf), 12.5, "reset",
+			       "usb 2-1: reset\n SUBSYSTEM=usb", 14);
+	EXPECT_STREQ("# event: 12.500000 reset usb 2-1: reset\n", buf);
+	EXPECT_EQ(strlen(buf), n);
+	n = bf_trace_fmt_event(buf, sizeof(buf), 1, "abort", "a\tb", 3);
+	EXPECT_STREQ("# event: 1.000000 abort a b\n", buf);
 	/* the longest interval line still fits */
 	memset(&iv, 0xff, sizeof(iv));
 	iv.start_ns = 0;
@@ -169,7 +191,7 @@ TEST(resume)
 	bf_tracer_end(&t, &ri, 7);
 	EXPECT_EQ(0, bf_tracer_close(&t));
 	EXPECT_STREQ(HDR "0,0,1,1,1,0,1,1,1,1,1,1,1,1\n1,1,2,1,1,0,1,1,1,1,1,1,1,2\n"
-		     "2,0.002000,0.003000,131072,1,0,131.072,250.000,250.000,250.000,250.000,250.000,250.000,393216\n"
+		     "2,0.002000,0.003000,131072,1,0,131.072,250.000,250.000,250.000,250.000,250.000,250.000,393216,,,,,,,,,\n"
 		     "# gap: 3-9\n# state: done\n# errno: 0\n# dropped: 7\n",
 		     slurp(path));
 	/* complete now: refused */
