@@ -12,8 +12,9 @@
 KVER	?= $(shell uname -r)
 ifeq ($(wildcard /lib/modules/$(KVER)/build),)
 # No headers for the running kernel (a VM or container host): fall back to
-# the newest installed Debian kernel headers.
-KVER	:= $(lastword $(sort $(notdir $(wildcard /lib/modules/*/build/..))))
+# the newest installed kernel headers (version order: 6.12 after 6.9).
+KVER	:= $(shell ls -d /lib/modules/*/build 2>/dev/null | \
+		awk -F/ '{ print $$4 }' | sort -V | tail -1)
 endif
 KDIR	?= /lib/modules/$(KVER)/build
 PREFIX	?= /usr/local
@@ -37,12 +38,18 @@ module-%:
 cli:
 	$(MAKE) -C user
 
-ksrc: $(KSRC)/.stamp
-$(KSRC)/.stamp: | $(KSRC_TAR)
+# (the stamp's name changes when the list does)
+ksrc: $(KSRC)/.stamp-2
+$(KSRC)/.stamp-2: | $(KSRC_TAR)
 	@mkdir -p $(KSRC)
 	tar -xf $(KSRC_TAR) -C $(KSRC) --strip-components=1 --wildcards \
 		'*/tools/testing/selftests/kselftest.h' \
 		'*/tools/testing/selftests/kselftest_harness.h' \
+		'*/tools/testing/selftests/Makefile' \
+		'*/tools/testing/selftests/lib.mk' \
+		'*/tools/testing/selftests/run_kselftest.sh' \
+		'*/tools/testing/selftests/kselftest/*' \
+		'*/scripts/subarch.include' \
 		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
 		'*/scripts/const_structs.checkpatch' '*/tools/net/ynl' \
 		'*/Documentation/netlink/genetlink*.yaml'

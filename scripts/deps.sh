@@ -10,7 +10,12 @@ pkgs=(qemu-system-x86 qemu-utils busybox-static kmod cpio xz-utils zstd
       libnl-3-dev libnl-genl-3-dev pkg-config fio sparse gcc make bc
       linux-image-amd64 linux-headers-amd64 linux-source-6.12
       python3 python3-yaml python3-jsonschema python3-docutils librsvg2-bin
-      dkms "$@")
+      dkms
+      # what the selftests run: genl and ip (basic/001, netns), groff (the
+      # man page), dmsetup (dm-flakey), rsync (kselftest install), and
+      # what the guests use from the host's root
+      iproute2 groff dmsetup rsync util-linux procps
+      "$@")
 
 need=()
 for p in "${pkgs[@]}"; do

@@ -51,7 +51,7 @@ copy() {
 }
 
 echo "TAP version 13"
-echo "1..$(( ${#kernels[@]} * 7 + 4 ))"
+echo "1..$(( ${#kernels[@]} * 7 + 5 ))"
 n=0 rc=0
 result() { # ok? description
 	n=$((n + 1))
@@ -159,6 +159,16 @@ if [ -n "$newest" ]; then
 else
 	skip "in-tree style build" "no kernel headers installed"
 fi
+
+# ---- KVER fallback --------------------------------------------------------
+# A running kernel without headers (a VM, a container): make picks the
+# newest installed headers by version, never "..".
+want=$(ls -d /lib/modules/*/build 2>/dev/null | awk -F/ '{ print $4 }' | sort -V | tail -1)
+got=$(KVER=no-such-kernel make -s -n -C "$top" module 2>/dev/null | sed -n 's|.*-C /lib/modules/\([^ ]*\)/build .*|\1|p' | head -1)
+[ -n "$want" ] && [ "$got" = "$want" ]
+st=$?
+[ $st = 0 ] || diag "KVER without headers fell back to '$got', expected '$want'"
+result $st "no headers for the running kernel: KVER falls back to the newest installed ($want)"
 
 # ---- Kconfig ----------------------------------------------------------------
 bad=0

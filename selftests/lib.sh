@@ -1,36 +1,113 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Shared helpers for blkfloor's guest selftests (sourced by every test).
+# Shared helpers for blkfloor's selftests (sourced by every test).
 #
-# A test is an executable file selftests/tests/GROUP/NNN. Its first comment
-# line after the SPDX line is its description. It prints diagnostics as
-# "# ..." lines and exits 0 (pass), 4 (skip, reason in the last "# SKIP"
-# line) or anything else (fail). Tests run as root inside the guest
-# (selftests/vm/run-vm.sh); they never touch host devices.
+# A test is an executable file tests/GROUP/NNN. Its first comment line
+# after the SPDX line is its description. It prints diagnostics as "# ..."
+# lines and exits 0 (pass), 4 (skip, reason in the last "# SKIP" line) or
+# anything else (fail), as kselftests do.
+#
+# Where the tests run:
+#   - in the QEMU rig (selftests/vm/run-vm.sh, $BLKFLOOR_VM_DIR set): the
+#     emulated USB disks and the host agent must be there; a missing one
+#     is a rig fault and fails the test;
+#   - anywhere else, as root (a kselftest install, make -C selftests
+#     run_tests): tests that make their own devices (null_blk, scsi_debug,
+#     dm) run; tests that need a disk write only $BLKFLOOR_TEST_DEV, and
+#     only when $BLKFLOOR_TEST_DEV_ID names its serial or /dev/disk/by-id
+#     name; tests that need the rig's host agent are skipped.
+# The directory holding this file is the selftests directory of a blkfloor
+# checkout or an installed suite (make install, kselftest install): helper
+# programs are looked up in both layouts, the CLI also in $PATH.
 
 KSFT_PASS=0
 KSFT_FAIL=1
 KSFT_SKIP=4
 
-BLKFLOOR_TOP=${BLKFLOOR_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
-BLKFLOOR=${BLKFLOOR:-$BLKFLOOR_TOP/user/blkfloor}
+BLKFLOOR_SELFTESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+if [ -z "${BLKFLOOR_TOP:-}" ] && [ -f "$BLKFLOOR_SELFTESTS/../kmod/Kbuild" ]; then
+	BLKFLOOR_TOP=$(cd "$BLKFLOOR_SELFTESTS/.." && pwd)
+fi
+BLKFLOOR_TOP=${BLKFLOOR_TOP:-}
+if [ -z "${BLKFLOOR:-}" ]; then
+	for BLKFLOOR in "${BLKFLOOR_TOP:+$BLKFLOOR_TOP/user/blkfloor}" \
+			"$BLKFLOOR_SELFTESTS/blkfloor" "$(command -v blkfloor)"; do
+		[ -n "$BLKFLOOR" ] && [ -x "$BLKFLOOR" ] && break
+	done
+fi
 _cleanups=()
 
 diag() { printf '# %s\n' "$*"; }
-fail() { diag "FAIL: $*"; exit $KSFT_FAIL; }
-skip() { diag "SKIP: $*"; exit $KSFT_SKIP; }
+# fail and skip write to stderr too, so that they are seen from a $(...).
+fail() { diag "FAIL: $*" >&2; exit $KSFT_FAIL; }
+skip() { diag "SKIP: $*" >&2; exit $KSFT_SKIP; }
 
-# Run cleanup functions in reverse order of registration, at any exit.
+# in_rig: true inside the QEMU test rig (selftests/vm/run-vm.sh).
+in_rig() { [ -n "${BLKFLOOR_VM_DIR:-}" ]; }
+# rig_fault MSG: what the rig should have provided is missing: a failure
+# in the rig (a broken rig never passes as a skip), a skip outside it.
+rig_fault() {
+	in_rig && fail "rig fault: $*"
+	skip "$*"
+}
+
+# Run cleanup functions in reverse order of registration, at any exit;
+# then check the kernel log since the last mark (every test, whatever its
+# result: a splat fails a test that passed or skipped).
 on_exit() { _cleanups=("$1" "${_cleanups[@]}"); }
 _run_cleanups() {
 	local rc=$? c
+	trap - EXIT
 	for c in "${_cleanups[@]}"; do eval "$c" >/dev/null 2>&1; done
+	if [ -n "${_dmesg_tag:-}" ] && [ "$BASHPID" = "$_bf_pid" ]; then
+		( check_dmesg ) || rc=$KSFT_FAIL
+	fi
 	exit $rc
 }
+_bf_pid=$BASHPID
 trap _run_cleanups EXIT
 
+# The kernel's YNL CLI and blkfloor's YNL spec, or empty: in a checkout
+# from make ksrc and Documentation/, in a kernel tree from tools/net/ynl and
+# its Documentation/.
+BLKFLOOR_YNL= BLKFLOOR_SPEC=
+for _f in "${BLKFLOOR_TOP:+$BLKFLOOR_TOP/build/ksrc/tools/net/ynl/cli.py}" \
+	  "$BLKFLOOR_SELFTESTS/../../../../../net/ynl/cli.py"; do
+	[ -n "$_f" ] && [ -f "$_f" ] && { BLKFLOOR_YNL=$_f; break; }
+done
+for _f in "${BLKFLOOR_TOP:+$BLKFLOOR_TOP/Documentation/netlink/specs/blkfloor.yaml}" \
+	  "$BLKFLOOR_SELFTESTS/../../../../../../Documentation/netlink/specs/blkfloor.yaml"; do
+	[ -n "$_f" ] && [ -f "$_f" ] && { BLKFLOOR_SPEC=$_f; break; }
+done
+[ -n "$BLKFLOOR_SPEC" ] || BLKFLOOR_YNL=
+# have_ynl WHAT: true when the YNL CLI is there; else WHAT is not run: a
+# failure in the rig (make check extracts it), a diagnostic elsewhere.
+have_ynl() {
+	[ -n "$BLKFLOOR_YNL" ] && return 0
+	in_rig && fail "rig fault: no ynl (make ksrc): $1 not run"
+	diag "not run: $1 (no ynl: tools/net/ynl and the blkfloor spec)"
+	return 1
+}
+
+# require_guest: what every test needs: root and the CLI. (The name is
+# historical: tests that only make their own devices run anywhere.)
 require_guest() {
-	[ -n "${BLKFLOOR_VM_DIR:-}" ] || skip "not inside the blkfloor test guest"
+	[ "$(id -u)" = 0 ] || skip "needs root"
+	[ -n "$BLKFLOOR" ] && [ -x "$BLKFLOOR" ] ||
+		rig_fault "no blkfloor CLI (make -C user, or install it, or set BLKFLOOR=)"
+	return 0
+}
+
+# bf_prog NAME: the path of a helper program (abi_test, nlop, nlfuzz,
+# ynl_test.sh): next to lib.sh in an installed suite, in kmod/ or fault/
+# in the source tree. Fails (in the rig) or skips when it is not built.
+bf_prog() {
+	local d
+	for d in "$BLKFLOOR_SELFTESTS" "$BLKFLOOR_SELFTESTS/kmod" \
+		 "$BLKFLOOR_SELFTESTS/fault"; do
+		[ -x "$d/$1" ] && { echo "$d/$1"; return 0; }
+	done
+	rig_fault "$1 is not built (make -C selftests)"
 }
 
 # debug_kernel: true on a kernel built for make check-debug (KASAN,
@@ -61,16 +138,62 @@ load_blkfloor() {
 	fi
 }
 
-# Kernel log watermark: check_dmesg fails the test on a splat since mark.
-dmesg_mark() { _dmesg_lines=$(dmesg | wc -l); }
+# Kernel log watermark: dmesg_mark writes a unique line into the kernel
+# log; check_dmesg fails the test on a splat after the last mark. lib.sh
+# marks when it is sourced and checks when the test exits, so every test
+# is checked; a test calls check_dmesg itself to fail at a given point.
+dmesg_mark() {
+	_dmesg_tag="blkfloor-selftest: $(basename "$(dirname "$0")")/$(basename "$0") $$-$RANDOM"
+	echo "$_dmesg_tag" 2>/dev/null > /dev/kmsg || _dmesg_tag=
+}
 check_dmesg() {
 	local bad
-	bad=$(dmesg | tail -n +$((${_dmesg_lines:-0} + 1)) |
+	[ -n "${_dmesg_tag:-}" ] || return 0
+	bad=$(dmesg | awk -v tag="$_dmesg_tag" 'index($0, tag) { on = 1; next } on' |
 	      grep -E 'WARNING:|BUG:|Oops|general protection|Call Trace|list_(add|del) corruption|refcount_t|UBSAN|KASAN|hung_task|soft lockup|INFO: task' )
 	if [ -n "$bad" ]; then
 		diag "kernel log:"; printf '%s\n' "$bad" | sed 's/^/#   /'
 		fail "kernel splat in dmesg"
 	fi
+}
+
+[ "$(id -u)" = 0 ] && dmesg_mark
+
+# wait_for SECONDS DESCRIPTION CMD...: poll CMD every 0.1 s until it
+# succeeds; fails the test naming DESCRIPTION at the deadline.
+wait_for() {
+	local secs=$1 what=$2 end
+	shift 2
+	end=$(( $(date +%s%N) + secs * 1000000000 ))
+	until "$@"; do
+		[ "$(date +%s%N)" -lt "$end" ] || fail "timed out after ${secs}s waiting for $what"
+		sleep 0.1
+	done
+}
+
+# run_on DEV [MIN_INTERVALS]: true when a run on DEV is running and has
+# measured at least MIN_INTERVALS intervals (blkfloor list --json).
+run_on() {
+	"$BLKFLOOR" list --json 2>/dev/null | python3 -S -c '
+import json, sys
+dev, n = sys.argv[1], int(sys.argv[2])
+sys.exit(0 if any(r["device"] == dev and r["state"] == "running" and
+		  r["intervals"] >= n for r in json.load(sys.stdin)) else 1)' "$1" "${2:-0}"
+}
+# wait_run DEV [MIN_INTERVALS] [SECONDS]: wait (30 s by default) for it.
+wait_run() {
+	wait_for "${3:-30}" "a run on $1 with ${2:-0} intervals" run_on "$1" "${2:-0}"
+}
+# run_ended ID: true when run ID is known and no longer running.
+run_ended() {
+	"$BLKFLOOR" list --json 2>/dev/null | python3 -S -c '
+import json, sys
+r = [r for r in json.load(sys.stdin) if r["id"] == int(sys.argv[1])]
+sys.exit(0 if r and r[0]["state"] != "running" else 1)' "$1"
+}
+# runs_running: how many runs the module reports running.
+runs_running() {
+	"$BLKFLOOR" list --json | python3 -S -c 'import json,sys; print(sum(r["state"] == "running" for r in json.load(sys.stdin)))'
 }
 
 # null_blk through configfs, as blktests' _configure_null_blk does:
@@ -95,32 +218,42 @@ nullb_create() {
 }
 # There is no udev in the guest: wait for devtmpfs to show a node.
 udev_wait() {
-	local i
-	for i in $(seq 50); do [ -b "$1" ] && return 0; sleep 0.1; done
-	fail "$1 did not appear"
+	wait_for 5 "$1 to appear" test -b "$1"
 }
 nullb_destroy() {
 	echo 0 > "/sys/kernel/config/nullb/$1/power"
 	rmdir "/sys/kernel/config/nullb/$1"
 }
 
+# disk_transport DEV: usb-storage or uas (the driver of the USB interface
+# the SCSI disk hangs off), or nothing for any other disk.
+disk_transport() {
+	local p intf drv
+	p=$(readlink -f "/sys/block/${1#/dev/}/device" 2>/dev/null) || return 0
+	# .../2-1/2-1:1.0/host6/target6:0:0/6:0:0:0
+	case $p in */host*) ;; *) return 0 ;; esac
+	intf=${p%/host*}
+	drv=$(basename "$(readlink -f "$intf/driver" 2>/dev/null)")
+	case $drv in usb-storage|uas) echo "$drv" ;; esac
+}
+
 # rig_disk usb|uas [N]: /dev/sdX of the Nth emulated disk of that transport
-# (by USB port order), or nothing.
+# (by USB port order), or nothing. Only inside the QEMU rig: outside it,
+# a USB disk on this machine is somebody's data.
 rig_disk() {
-	local want=$1 n=${2:-0} d p intf drv i=0 list=()
+	local want=$1 n=${2:-0} d p drv i=0 list=()
+	in_rig || return 0
+	case $want in
+	usb) want=usb-storage ;;
+	uas) ;;
+	*) fail "rig_disk: unknown transport $want" ;;
+	esac
 	for d in /sys/block/sd*; do
 		[ -e "$d" ] || continue
-		# .../2-1/2-1:1.0/host6/target6:0:0/6:0:0:0: the interface's
-		# driver is usb-storage or uas; the port orders the disks.
+		drv=$(disk_transport "${d##*/}")
+		[ "$drv" = "$want" ] || continue
 		p=$(readlink -f "$d/device")
-		intf=${p%/host*}
-		drv=$(basename "$(readlink -f "$intf/driver")")
-		case $want in
-		usb) [ "$drv" = usb-storage ] || continue ;;
-		uas) [ "$drv" = uas ] || continue ;;
-		*) fail "rig_disk: unknown transport $want" ;;
-		esac
-		list+=("$(basename "$(dirname "$intf")") ${d##*/}")
+		list+=("$(basename "$(dirname "${p%/host*}")") ${d##*/}")
 	done
 	for d in $(printf '%s\n' "${list[@]}" | sort -V | awk '{print $2}'); do
 		[ $i -eq "$n" ] && { echo "/dev/$d"; return; }
@@ -128,11 +261,102 @@ rig_disk() {
 	done
 }
 
+# disk_ids DEV: every name that identifies DEV's drive: its SCSI serial
+# (VPD page 0x80), the USB device's serial, its WWID, and its
+# /dev/disk/by-id names.
+disk_ids() {
+	local b=${1#/dev/} p l
+	b=${b%%[0-9]*}
+	[ -r "/sys/block/$b/device/vpd_pg80" ] &&
+		tail -c +5 "/sys/block/$b/device/vpd_pg80" | tr -d '\0' | tr -s ' ' | sed 's/^ //; s/ $//'
+	echo
+	cat "/sys/block/$b/device/wwid" 2>/dev/null
+	p=$(readlink -f "/sys/block/$b/device" 2>/dev/null)
+	while [ -n "$p" ] && [ "$p" != / ] && [ "$p" != /sys/devices ]; do
+		if [ -r "$p/serial" ] && [ -r "$p/idVendor" ]; then
+			cat "$p/serial"
+			break
+		fi
+		p=${p%/*}
+	done
+	for l in /dev/disk/by-id/*; do
+		[ -e "$l" ] && [ "$(readlink -f "$l")" = "$(readlink -f "$1")" ] &&
+			basename "$l"
+	done
+	return 0
+}
+
+# test_dev_checked: $BLKFLOOR_TEST_DEV after the ID guard, or a failure:
+# the device must be a block device whose serial, WWID or by-id name is
+# $BLKFLOOR_TEST_DEV_ID, and nothing on it may be mounted.
+test_dev_checked() {
+	local dev=${BLKFLOOR_TEST_DEV:-} id=${BLKFLOOR_TEST_DEV_ID:-}
+	[ -b "$dev" ] || fail "BLKFLOOR_TEST_DEV=$dev is not a block device"
+	[ -n "$id" ] || fail "BLKFLOOR_TEST_DEV is set but BLKFLOOR_TEST_DEV_ID is not: set it to the disk's serial or /dev/disk/by-id name"
+	disk_ids "$dev" | grep -qxF -- "$id" ||
+		fail "BLKFLOOR_TEST_DEV_ID=$id does not name $dev (it is: $(disk_ids "$dev" | grep . | paste -sd ' ')); refusing to write it"
+	grep -q "^$(readlink -f "$dev")[0-9p]* " /proc/mounts &&
+		fail "$dev (BLKFLOOR_TEST_DEV) or a partition of it is mounted"
+	echo "$dev"
+}
+
+# test_disk_opt usb|uas|any: the disk a test may write for that transport,
+# or nothing (with a diagnostic) when this machine has none:
+#   - in the rig: the emulated disk; a missing one is a rig fault (fails);
+#   - elsewhere: $BLKFLOOR_TEST_DEV when its ID guard passes (else the test
+#     fails) and its transport is the one asked for.
+# Call it as dev=$(test_disk_opt uas) || exit.
+test_disk_opt() {
+	local want=$1 d tr
+	if in_rig; then
+		[ "$want" = any ] && want=uas
+		d=$(rig_disk "$want")
+		[ -n "$d" ] || fail "rig fault: no emulated $want disk in the rig (run-vm.sh --$want SIZE)"
+		echo "$d"
+		return 0
+	fi
+	if [ -z "${BLKFLOOR_TEST_DEV:-}" ]; then
+		diag "no $want disk: not in the QEMU rig, and BLKFLOOR_TEST_DEV is not set" >&2
+		return 0
+	fi
+	d=$(test_dev_checked) || exit
+	tr=$(disk_transport "$d")
+	case $want in
+	any) ;;
+	usb) [ "$tr" = usb-storage ] || { diag "no usb-storage disk: BLKFLOOR_TEST_DEV $d is ${tr:-not a USB disk}" >&2; return 0; } ;;
+	uas) [ "$tr" = uas ] || { diag "no uas disk: BLKFLOOR_TEST_DEV $d is ${tr:-not a USB disk}" >&2; return 0; } ;;
+	esac
+	echo "$d"
+}
+
+# test_disk usb|uas|any: as test_disk_opt, but skips when there is none.
+# Call it as dev=$(test_disk uas) || exit.
+test_disk() {
+	local d
+	d=$(test_disk_opt "$1") || exit
+	[ -n "$d" ] || skip "no $1 disk to write: set BLKFLOOR_TEST_DEV=/dev/sdX and BLKFLOOR_TEST_DEV_ID=SERIAL to use one"
+	echo "$d"
+}
+
+# require_rig_disk usb|uas [N]: the Nth emulated disk; outside the rig,
+# test_disk's choice. Call it as dev=$(require_rig_disk uas) || exit.
 require_rig_disk() {
 	local d
+	in_rig || { test_disk "$1"; return; }
 	d=$(rig_disk "$@")
-	[ -n "$d" ] || skip "no emulated $1 disk in this guest"
+	[ -n "$d" ] || fail "rig fault: no emulated $1 disk ${2:-0} in the rig"
 	echo "$d"
+}
+
+# require_agent: the test drives the rig's host agent (drive models, QMP
+# unplug): skipped outside the rig, a failure in a rig without one.
+require_agent() {
+	if ! in_rig; then
+		skip "needs the QEMU rig's host agent (drive models, QMP unplug): selftests/vm/run-vm.sh"
+	fi
+	[ -n "${BLKFLOOR_RIG:-}" ] && [ -e "$BLKFLOOR_RIG" ] ||
+		fail "rig fault: no host agent port (BLKFLOOR_RIG='${BLKFLOOR_RIG:-}')"
+	return 0
 }
 
 # rig CMD...: one request to the host agent (selftests/vm/rigctl.py); prints
@@ -142,7 +366,7 @@ require_rig_disk() {
 # slowly in a TCG guest over 9p.)
 rig() {
 	local t="@$$-$RANDOM$RANDOM" tag st rest
-	[ -n "${BLKFLOOR_RIG:-}" ] || skip "no host agent port"
+	require_agent
 	exec 9<>"$BLKFLOOR_RIG" || fail "rig: cannot open $BLKFLOOR_RIG"
 	printf '%s %s\n' "$t" "$*" >&9
 	while read -r -t 20 tag st rest <&9; do

@@ -42,6 +42,9 @@ static const struct optdef optdefs[] = {
 	{ "min", BF_O_MIN, true },
 	{ "format", BF_O_FORMAT, true },
 	{ "output", BF_O_OUTPUT, true },
+	{ "own", BF_O_OWN, false },
+	{ "force", BF_O_FORCE, false },
+	{ "temp-file", BF_O_TEMP_FILE, true },
 };
 
 static const struct {
@@ -263,6 +266,11 @@ static int apply(struct bf_opts *o, const struct optdef *d, const char *v,
 			return bad(err, len, d->name, v, "empty file name");
 		o->trace = v;
 		break;
+	case BF_O_TEMP_FILE:
+		if (!*v)
+			return bad(err, len, d->name, v, "empty file name");
+		o->temp_file = v;
+		break;
 	case BF_O_FUA:
 		o->fua = true;
 		break;
@@ -271,6 +279,12 @@ static int apply(struct bf_opts *o, const struct optdef *d, const char *v,
 		break;
 	case BF_O_NO_OWN:
 		o->no_own = true;
+		break;
+	case BF_O_OWN:
+		o->no_own = false;
+		break;
+	case BF_O_FORCE:
+		o->force = true;
 		break;
 	case BF_O_JSON:
 		o->json = true;
@@ -353,6 +367,10 @@ int bf_opts_parse(struct bf_opts *o, int argc, char **argv, uint32_t allowed,
 		if (ret)
 			return ret;
 		o->set |= 1U << d->id;
+		if ((o->set & BF_OPT(OWN)) && (o->set & BF_OPT(NO_OWN))) {
+			snprintf(err, errlen, "--own and --no-own contradict each other");
+			return -EINVAL;
+		}
 	}
 	if (o->npos < min_pos) {
 		snprintf(err, errlen, "missing argument");

@@ -364,7 +364,7 @@ static int trace_header(char *line, struct trace_cols *c)
 
 struct trace_state {
 	double prev_end, prev_total, sum, gap_s;
-	unsigned int gaps;
+	unsigned int gaps, gap_lines;
 	bool any, failed, ended;
 	long err_no, dropped;
 };
@@ -379,6 +379,8 @@ static void trace_meta(const char *line, struct trace_state *ts)
 		ts->err_no = strtol(line + 8, NULL, 10);
 	} else if (!strncmp(line, "# dropped:", 10)) {
 		ts->dropped = strtol(line + 10, NULL, 10);
+	} else if (!strncmp(line, "# gap:", 6)) {
+		ts->gap_lines++;
 	}
 }
 
@@ -472,11 +474,12 @@ static int read_trace(struct lines *L, struct bf_load *ld,
 	if (ts.gaps)
 		warn(ld, "%u gap%s between intervals (%.1f s in all)", ts.gaps,
 		     ts.gaps > 1 ? "s" : "", ts.gap_s);
-	if (ts.dropped > 0)
-		warn(ld, "%ld interval%s dropped by the CLI (the trace has holes)",
-		     ts.dropped, ts.dropped > 1 ? "s" : "");
+	if (ts.dropped > 0 || ts.gap_lines)
+		warn(ld, "%ld interval%s dropped (%u '# gap:' line%s): the curve has holes",
+		     ts.dropped, ts.dropped == 1 ? "" : "s", ts.gap_lines,
+		     ts.gap_lines == 1 ? "" : "s");
 	if (!ts.ended)
-		warn(ld, "no '# state:' line: the run was cut short or is still running");
+		warn(ld, "no '# state:' line: the trace is incomplete (its writer died or the run still runs; blkfloor attach or dump completes it)");
 out:
 	return ret;
 }

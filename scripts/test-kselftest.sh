@@ -1,0 +1,104 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# test-kselftest.sh: selftests/ is a kselftest target, as one KTAP suite.
+#
+# A scratch kernel tree under build/kselftest/linux gets what the kselftest
+# build needs from linux-source-6.12 (make ksrc: tools/testing/selftests'
+# Makefile, lib.mk, runner and headers; scripts/subarch.include), the uapi
+# header where an in-tree build has it (include/uapi/linux/, and
+# usr/include/linux/ as headers_install leaves it), the YNL spec, and
+# selftests/ copied to tools/testing/selftests/drivers/block/blkfloor/.
+# Then
+#   make -C tools/testing/selftests TARGETS=drivers/block/blkfloor \
+#       install INSTALL_PATH=build/kselftest/install
+# must succeed, run_kselftest.sh -l must list every test (and nothing
+# else), and the installed copy must hold the helpers the tests look up
+# next to lib.sh (abi_test, nlop, nlfuzz), config and settings. make
+# check then runs the installed suite in a guest (scripts/check.sh).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+top=$PWD
+ksft=$top/build/ksrc/tools/testing/selftests
+out=$top/build/kselftest
+tree=$out/linux
+inst=$out/install
+target=drivers/block/blkfloor
+
+echo "TAP version 13"
+echo "1..5"
+n=0 rc=0
+result() { # status description
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; rc=1; fi
+}
+diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+
+bad=0
+[ -f "$ksft/lib.mk" ] && [ -f "$ksft/kselftest/runner.sh" ] ||
+	{ diag "no kselftest framework in build/ksrc (make ksrc)"; bad=1; }
+if [ $bad = 0 ]; then
+	rm -rf "$out"
+	mkdir -p "$tree/tools/testing" "$tree/scripts" "$tree/include/uapi/linux" \
+		"$tree/usr/include/linux" "$tree/Documentation/netlink/specs"
+	cp -a "$ksft" "$tree/tools/testing/" &&
+	cp -a "$top/build/ksrc/scripts/subarch.include" "$tree/scripts/" &&
+	cp -a include/uapi/linux/blkfloor.h "$tree/include/uapi/linux/" &&
+	cp -a include/uapi/linux/blkfloor.h "$tree/usr/include/linux/" &&
+	cp -a Documentation/netlink/specs/blkfloor.yaml "$tree/Documentation/netlink/specs/" || bad=1
+	dst=$tree/tools/testing/selftests/$target
+	mkdir -p "$dst/kmod" "$dst/fault" &&
+	cp -a selftests/Makefile selftests/config selftests/settings \
+		selftests/lib.sh selftests/run-guest.sh selftests/tests "$dst/" &&
+	cp -a selftests/kmod/abi_test.c selftests/kmod/ynl_test.sh "$dst/kmod/" &&
+	cp -a selftests/fault/*.c "$dst/fault/" || bad=1
+fi
+result $bad "selftests/ copied into tools/testing/selftests/$target of a linux-source-6.12 tree"
+
+log=$out/install.log
+if [ $bad = 0 ]; then
+	make -C "$tree/tools/testing/selftests" TARGETS=$target install \
+		INSTALL_PATH="$inst" >"$log" 2>&1
+	st=$?
+else
+	st=1
+fi
+[ $st = 0 ] || diag "$(tail -20 "$log" 2>/dev/null)"
+result $st "make -C tools/testing/selftests TARGETS=$target install INSTALL_PATH=DIR"
+
+want=$(cd selftests/tests && ls -d */[0-9][0-9][0-9] | tr / - | sed "s|^|$target:|" | sort)
+got=$( [ -x "$inst/run_kselftest.sh" ] && "$inst/run_kselftest.sh" -l 2>&1 | sort)
+diag "run_kselftest.sh -l:" "$got"
+missing=$(comm -23 <(printf '%s\n' "$want") <(printf '%s\n' "$got"))
+extra=$(comm -13 <(printf '%s\n' "$want") <(printf '%s\n' "$got"))
+[ -n "$missing" ] && diag "not listed:" $missing
+[ -n "$extra" ] && diag "listed but no such test:" $extra
+[ -n "$got" ] && [ -z "$missing" ] && [ -z "$extra" ]
+result $? "run_kselftest.sh -l lists every test ($(printf '%s\n' "$want" | wc -l)) and nothing else"
+
+bad=0
+for f in abi_test nlop nlfuzz lib.sh config settings tests/run/001; do
+	[ -e "$inst/$target/$f" ] || { diag "installed suite lacks $f"; bad=1; }
+done
+grep -q '^timeout=[0-9]' "$inst/$target/settings" 2>/dev/null || { diag "settings has no timeout"; bad=1; }
+for c in BLK_DEV_NULL_BLK CONFIGFS_FS SCSI_DEBUG DM_FLAKEY BLK_DEV_LOOP \
+	 USB_STORAGE USB_UAS USB_XHCI_HCD BLKFLOOR; do
+	grep -q "^CONFIG_$c=[ym]" "$inst/$target/config" 2>/dev/null ||
+		{ diag "config lacks CONFIG_$c"; bad=1; }
+done
+result $bad "installed: helpers next to lib.sh, settings with a timeout, a config fragment"
+
+# Relocatable: a test run from a moved copy finds lib.sh and its helpers
+# (bf_prog) there, not in this checkout: checked without root, where every
+# test stops at require_guest's "needs root" skip after sourcing lib.sh.
+bad=0
+moved=$(mktemp -d)
+cp -a "$inst/$target" "$moved/suite"
+o=$(cd / && env -i PATH=/usr/bin:/bin bash -c '
+	. "$1/lib.sh"
+	echo "selftests=$BLKFLOOR_SELFTESTS top=$BLKFLOOR_TOP abi_test=$(bf_prog abi_test)"' _ "$moved/suite" 2>&1)
+diag "$o"
+[ "$o" = "selftests=$moved/suite top= abi_test=$moved/suite/abi_test" ] || bad=1
+rm -rf "$moved"
+result $bad "an installed copy moved elsewhere finds lib.sh and its helpers in itself"
+exit $rc
