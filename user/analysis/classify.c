@@ -758,55 +758,67 @@ static void locate_step(const struct bf_work *w, size_t b, double hi,
 	*bytes = bytes_before(w, j) + hi * 1e6 * f * s[j].dt;
 }
 
-static void fmt_rate(char *b, size_t len, double mbps)
+/*
+ * The number formatters of the whole CLI (units.c's bf_fmt_rate,
+ * bf_fmt_bytes and bf_fmt_duration call these): three significant digits,
+ * thousands separated by commas from 1,000 MB/s.
+ */
+void bf_fmt_mbps(char *b, size_t len, double mbps)
 {
 	double v = fabs(mbps);
 
-	if (v >= 1000) {
+	if (v >= 999.5) {
 		long long x = llround(mbps);
 
-		snprintf(b, len, "%lld,%03lld", x / 1000, x % 1000);
-	} else if (v >= 100) {
+		snprintf(b, len, "%lld,%03lld", x / 1000, llabs(x % 1000));
+	} else if (v >= 99.95) {
 		snprintf(b, len, "%.0f", mbps);
-	} else if (v >= 10) {
+	} else if (v >= 9.995) {
 		snprintf(b, len, "%.1f", mbps);
 	} else {
 		snprintf(b, len, "%.2f", mbps);
 	}
 }
 
-void bf_fmt_mbps(char *b, size_t len, double mbps)
-{
-	fmt_rate(b, len, mbps);
-}
-
 void bf_fmt_si_bytes(char *b, size_t len, double bytes)
 {
-	static const char *const u[] = { "B", "kB", "MB", "GB", "TB" };
+	static const char *const u[] = { "kB", "MB", "GB", "TB", "PB", "EB" };
 	double v = bytes;
-	int i = 0;
+	int i = -1;
 
-	while (fabs(v) >= 1000 && i < 4) {
+	if (fabs(v) < 999.5) {
+		snprintf(b, len, "%.0f B", v);
+		return;
+	}
+	while (fabs(v) >= 999.5 && i < 5) {
 		v /= 1000;
 		i++;
 	}
-	snprintf(b, len, fabs(v) >= 100 || i == 0 ? "%.0f %s" : "%.1f %s",
-		 v, u[i]);
+	snprintf(b, len, fabs(v) < 9.995 ? "%.2f %s" : fabs(v) < 99.95 ?
+		 "%.1f %s" : "%.0f %s", v, u[i]);
 }
 
 void bf_fmt_secs(char *b, size_t len, double s)
 {
-	if (!isfinite(s))
+	unsigned long long t;
+
+	if (!isfinite(s) && s > 0)
 		snprintf(b, len, "never");
-	else if (s >= 3600)
-		snprintf(b, len, "%.0f h %02.0f min", floor(s / 3600),
-			 floor(fmod(s, 3600) / 60));
-	else if (s >= 600)
-		snprintf(b, len, "%.0f min", s / 60);
-	else if (s >= 10)
-		snprintf(b, len, "%.0f s", s);
-	else
-		snprintf(b, len, "%.2f s", s);
+	else if (!(s > 0))
+		snprintf(b, len, "0 s");
+	else if (s < 1e-3)
+		snprintf(b, len, "%.0f us", s * 1e6);
+	else if (s < 1)
+		snprintf(b, len, "%.0f ms", s * 1e3);
+	else if (s < 59.5)
+		snprintf(b, len, s < 9.95 ? "%.1f s" : "%.0f s", s);
+	else if (s < 3599.5) {
+		t = (unsigned long long)llround(s);
+		snprintf(b, len, "%llu min %02llu s", t / 60, t % 60);
+	} else {
+		t = (unsigned long long)llround(s / 60);
+		snprintf(b, len, "%llu h %02llu min", t / 60, t % 60);
+	}
 }
 
 static void explain(struct bf_report *r, const char *why)
@@ -815,9 +827,9 @@ static void explain(struct bf_report *r, const char *why)
 	char *e = r->explain;
 	size_t len = sizeof(r->explain);
 
-	fmt_rate(pk, sizeof(pk), r->peak_mbps);
-	fmt_rate(fl, sizeof(fl), r->floor_mbps);
-	fmt_rate(mn, sizeof(mn), r->mean_mbps);
+	bf_fmt_mbps(pk, sizeof(pk), r->peak_mbps);
+	bf_fmt_mbps(fl, sizeof(fl), r->floor_mbps);
+	bf_fmt_mbps(mn, sizeof(mn), r->mean_mbps);
 	bf_fmt_si_bytes(tb, sizeof(tb), r->total_bytes);
 	bf_fmt_secs(tt, sizeof(tt), r->total_s);
 
@@ -1827,9 +1839,9 @@ void bf_report_print(FILE *f, const struct bf_report *r)
 	fprintf(f, "class: %s (confidence %.2f)\n", bf_class_name(r->class),
 		r->confidence);
 	fprintf(f, "reason: %s\n", r->reason);
-	fmt_rate(a, sizeof(a), r->peak_mbps);
-	fmt_rate(b, sizeof(b), r->floor_mbps);
-	fmt_rate(c, sizeof(c), r->mean_mbps);
+	bf_fmt_mbps(a, sizeof(a), r->peak_mbps);
+	bf_fmt_mbps(b, sizeof(b), r->floor_mbps);
+	bf_fmt_mbps(c, sizeof(c), r->mean_mbps);
 	fprintf(f, "peak: %s MB/s\nfloor: %s MB/s\nmean: %s MB/s\n", a, b, c);
 	bf_fmt_si_bytes(a, sizeof(a), r->total_bytes);
 	bf_fmt_secs(b, sizeof(b), r->total_s);
@@ -1868,7 +1880,7 @@ void bf_report_print(FILE *f, const struct bf_report *r)
 	for (i = 0; i < r->nseg; i++) {
 		const struct bf_segment *g = &r->seg[i];
 
-		fmt_rate(a, sizeof(a), g->level_mbps);
+		bf_fmt_mbps(a, sizeof(a), g->level_mbps);
 		bf_fmt_si_bytes(b, sizeof(b), g->bytes);
 		fprintf(f, "  %10.1f s .. %10.1f s  %10s MB/s  %10s", g->start_s,
 			g->end_s, a, b);
