@@ -14,6 +14,8 @@
 #include <netlink/genl/family.h>
 
 #include "cli.h"
+#include "devinfo.h"
+#include "pathmon.h"
 #include "units.h"
 
 struct list_state {
@@ -131,10 +133,155 @@ static int do_stop(int argc, char **argv)
 BLKFLOOR_COMMAND(stop, "ID", do_stop,
 	"Stop run ID (it ends in state 'stopped'; its intervals stay readable).");
 
+/* The path of one run that monitor follows. */
+struct mon_run {
+	uint32_t id;
+	bool used;
+	bool sampled;		/* last is the index of the last sample */
+	uint32_t last;
+	uint64_t start_real_ns;
+	struct bf_pathmon pm;
+};
+
+#define MON_RUNS 16
+
 struct mon_state {
 	bool json;
 	struct bf_hist h;
+	struct bf_nl *nl;
+	struct mon_run runs[MON_RUNS];
 };
+
+/* The path of run @id, followed from now on; NULL if it cannot be. */
+static struct mon_run *mon_run(struct mon_state *ms, uint32_t id)
+{
+	struct mon_run *r, *free_slot = NULL;
+	struct bf_run_info ri;
+	char name[64];
+	int i;
+
+	for (i = 0; i < MON_RUNS; i++) {
+		r = &ms->runs[i];
+		if (r->used && r->id == id)
+			return r;
+		if (!r->used && !free_slot)
+			free_slot = r;
+	}
+	if (!free_slot || bf_run_get(ms->nl, id, &ri))
+		return NULL;
+	r = free_slot;
+	bf_dev_basename(ri.dev, name, sizeof(name));
+	if (bf_pathmon_init(&r->pm, name, NULL))
+		return NULL;
+	bf_pathmon_start(&r->pm);
+	r->used = true;
+	r->id = id;
+	r->sampled = false;
+	r->start_real_ns = ri.start_time_ns;
+	return r;
+}
+
+static void mon_run_end(struct mon_state *ms, uint32_t id)
+{
+	int i;
+
+	for (i = 0; i < MON_RUNS; i++) {
+		if (ms->runs[i].used && ms->runs[i].id == id) {
+			bf_pathmon_free(&ms->runs[i].pm);
+			ms->runs[i].used = false;
+		}
+	}
+}
+
+struct mon_ev {
+	struct mon_state *ms;
+	struct mon_run *r;
+};
+
+static void mon_event(void *arg, enum bf_event_kind kind, uint64_t mono_ns,
+		      const char *msg, int len)
+{
+	struct mon_ev *e = arg;
+	double t = bf_run_time_of(mono_ns, e->r->start_real_ns);
+
+	if (len > 200)
+		len = 200;
+	if (e->ms->json) {
+		char m[256];
+		struct bf_json j;
+
+		snprintf(m, sizeof(m), "%.*s", len, msg);
+		bf_json_init(&j, stdout);
+		bf_json_obj_open(&j, NULL);
+		bf_json_str(&j, "event", bf_event_name(kind));
+		bf_json_u64(&j, "run", e->r->id);
+		bf_json_double(&j, "time_s", t);
+		bf_json_str(&j, "message", m);
+		bf_json_obj_close(&j);
+	} else {
+		printf("run %u  event at %.3f s: %s: %.*s\n", e->r->id, t,
+		       bf_event_name(kind), len, msg);
+	}
+	fflush(stdout);
+}
+
+/* Events on the paths of every run followed. */
+static void mon_events(struct mon_state *ms)
+{
+	int i;
+
+	for (i = 0; i < MON_RUNS; i++) {
+		struct mon_ev e = { ms, &ms->runs[i] };
+
+		if (ms->runs[i].used)
+			bf_pathmon_events(&ms->runs[i].pm, mon_event, &e);
+	}
+}
+
+/* The path figures of @iv, or false for the first interval seen. */
+static bool mon_path(struct mon_state *ms, uint32_t id,
+		     const struct bf_iv *iv, struct bf_pathiv *p)
+{
+	struct mon_run *r = mon_run(ms, id);
+	bool next;
+
+	if (!r)
+		return false;
+	next = r->sampled && iv->index == r->last + 1;
+	bf_pathmon_sample(&r->pm, iv->ios, p);
+	r->sampled = true;
+	r->last = iv->index;
+	return next;
+}
+
+static void mon_path_text(const struct bf_pathiv *p)
+{
+	printf("  req/bio %.2f  req %.0f KiB  util %.0f%%  in flight %llu",
+	       p->req_per_bio, p->req_bytes / 1024, p->util * 100,
+	       (unsigned long long)p->in_flight);
+	if (p->scsi && (p->scsi_err || p->scsi_tmo))
+		printf("  SCSI errors %llu timeouts %llu",
+		       (unsigned long long)p->scsi_err,
+		       (unsigned long long)p->scsi_tmo);
+	if (p->temp)
+		printf("  %.1f C", p->temp_c);
+}
+
+static void mon_path_json(struct bf_json *j, const struct bf_pathiv *p)
+{
+	bf_json_u64(j, "requests", p->requests);
+	bf_json_double(j, "req_per_bio", p->req_per_bio);
+	bf_json_double(j, "req_kib", p->req_bytes / 1024);
+	bf_json_u64(j, "merges", p->merges);
+	bf_json_double(j, "util", p->util);
+	bf_json_u64(j, "in_flight", p->in_flight);
+	if (p->scsi) {
+		bf_json_u64(j, "scsi_err", p->scsi_err);
+		bf_json_u64(j, "scsi_tmo", p->scsi_tmo);
+	}
+	if (p->temp)
+		bf_json_double(j, "temp_c", p->temp_c);
+}
 
 static int mon_cb(const struct bf_nl_msg *m, void *arg)
 {
@@ -146,12 +293,15 @@ static int mon_cb(const struct bf_nl_msg *m, void *arg)
 		return 0;
 	id = nla_get_u32(m->tb[BLKFLOOR_A_RUN_ID]);
 	if (m->cmd == BLKFLOOR_CMD_INTERVAL_NTF && m->tb[BLKFLOOR_A_INTERVAL]) {
+		struct bf_pathiv path;
 		struct bf_iv iv;
+		bool have;
 		double dt;
 
 		if (bf_iv_parse(m->tb[BLKFLOOR_A_INTERVAL], &iv, &ms->h))
 			return 0;
 		dt = (iv.end_ns - iv.start_ns) / 1e9;
+		have = mon_path(ms, id, &iv, &path);
 		if (ms->json) {
 			struct bf_json j;
 
@@ -173,9 +323,11 @@ static int mon_cb(const struct bf_nl_msg *m, void *arg)
 			bf_json_u64(&j, "inflight", iv.inflight);
 			bf_json_double(&j, "oldest_inflight_us",
 				       iv.oldest_ns / 1e3);
+			if (have)
+				mon_path_json(&j, &path);
 			bf_json_obj_close(&j);
 		} else {
-			printf("run %u  #%u  %.3f-%.3f s  %s  %llu IOs  %llu errors  p99 %s  total %s\n",
+			printf("run %u  #%u  %.3f-%.3f s  %s  %llu IOs  %llu errors  p99 %s  total %s",
 			       id, iv.index, iv.start_ns / 1e9, iv.end_ns / 1e9,
 			       bf_fmt_rate(a, sizeof(a),
 					   dt > 0 ? iv.bytes / dt : 0),
@@ -183,12 +335,17 @@ static int mon_cb(const struct bf_nl_msg *m, void *arg)
 			       (unsigned long long)iv.errors,
 			       bf_fmt_lat(b, sizeof(b), iv.p99),
 			       bf_fmt_bytes(c, sizeof(c), iv.bytes_total));
+			if (have)
+				mon_path_text(&path);
+			putchar('\n');
 		}
 	} else if (m->cmd == BLKFLOOR_CMD_RUN_END_NTF) {
 		struct bf_run_info ri;
 
 		if (bf_run_info_parse(m, &ri))
 			return 0;
+		mon_events(ms);
+		mon_run_end(ms, id);
 		if (ms->json) {
 			struct bf_json j;
 
@@ -234,6 +391,7 @@ static int do_monitor(int argc, char **argv)
 	if (!ms)
 		return EXIT_FAIL;
 	ms->json = o.json;
+	ms->nl = &c.nl;
 	if (bf_ctx_open(&c, NULL)) {
 		free(ms);
 		return EXIT_FAIL;
@@ -256,10 +414,13 @@ static int do_monitor(int argc, char **argv)
 			{ .fd = sfd, .events = POLLIN },
 		};
 
-		if (poll(pfd, 2, -1) < 0 && errno != EINTR) {
+		/* a quarter of a second: the kernel log's events on the
+		 * runs' paths are read between notifications */
+		if (poll(pfd, 2, 250) < 0 && errno != EINTR) {
 			ret = EXIT_FAIL;
 			break;
 		}
+		mon_events(ms);
 		if (pfd[1].revents & POLLIN)
 			break;
 		if (pfd[0].revents & POLLIN) {
@@ -277,6 +438,9 @@ static int do_monitor(int argc, char **argv)
 	}
 	bf_nl_events_close(&ev);
 	close(sfd);
+	for (int i = 0; i < MON_RUNS; i++)
+		if (ms->runs[i].used)
+			bf_pathmon_free(&ms->runs[i].pm);
 	bf_ctx_close(&c);
 	free(ms);
 	return ret;

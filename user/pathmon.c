@@ -21,6 +21,16 @@ uint64_t bf_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+double bf_run_time_of(uint64_t mono_ns, uint64_t start_real_ns)
+{
+	struct timespec rt, mt;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mt);
+	return ((double)mono_ns - (mt.tv_sec * 1e9 + mt.tv_nsec) +
+		(rt.tv_sec * 1e9 + rt.tv_nsec) - (double)start_real_ns) / 1e9;
+}
+
 bool bf_temp_parse(const char *s, int64_t *mc)
 {
 	char *end;

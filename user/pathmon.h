@@ -61,6 +61,13 @@ void bf_pathmon_events(struct bf_pathmon *pm, bf_pathmon_event_fn fn,
 /* CLOCK_MONOTONIC now, ns. */
 uint64_t bf_mono_ns(void);
 
+/*
+ * Seconds from a run's start (@start_real_ns, CLOCK_REALTIME, as the
+ * kernel reports it) to @mono_ns (CLOCK_MONOTONIC, as the kernel log
+ * stamps its records).
+ */
+double bf_run_time_of(uint64_t mono_ns, uint64_t start_real_ns);
+
 /* Parse a temperature file's content: "41000" (mC) or "41.5" (C). */
 bool bf_temp_parse(const char *s, int64_t *mc);
 

@@ -379,15 +379,8 @@ static void path_event(void *arg, enum bf_event_kind kind, uint64_t mono_ns,
 		       const char *msg, int len)
 {
 	struct exec *x = arg;
-	struct timespec rt, mt;
-	double t;
+	double t = bf_run_time_of(mono_ns, x->res->info.start_time_ns);
 
-	/* kernel-log stamps are CLOCK_MONOTONIC; the run's start, REALTIME */
-	clock_gettime(CLOCK_REALTIME, &rt);
-	clock_gettime(CLOCK_MONOTONIC, &mt);
-	t = ((double)mono_ns - (mt.tv_sec * 1e9 + mt.tv_nsec) +
-	     (rt.tv_sec * 1e9 + rt.tv_nsec) -
-	     (double)x->res->info.start_time_ns) / 1e9;
 	if (x->t)
 		bf_tracer_event(x->t, t, bf_event_name(kind), msg, len);
 	if (x->p && !x->p->quiet) {
