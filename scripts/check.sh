@@ -127,7 +127,7 @@ for kver in $CHECK_KERNELS; do
 	# shellcheck disable=SC2086
 	suite "guest $kver" selftests/vm/run-vm.sh --kver "$kver" \
 		--timeout "${CHECK_GUEST_TIMEOUT:-2400}" \
-		--usb 512M:discard --uas 512M:discard -- \
+		--usb 512M:discard --uas 512M:discard --nvme 64M -- \
 		selftests/run-guest.sh -t "${CHECK_TEST_TIMEOUT:-300}" ${CHECK_TESTS:-}
 done
 

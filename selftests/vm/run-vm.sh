@@ -200,6 +200,7 @@ append+=" no_timer_check bfvm.dir=$dir bfvm.top=$top bfvm.kver=$kver"
 nexp=$((${#usb[@]} + ${#uas[@]}))
 case ,${BLKFLOOR_RIG_BREAK:-}, in *,disk,*) nexp=$((nexp + 1)) ;; esac
 append+=" bfvm.disks=$nexp"
+[ ${#nvme[@]} -gt 0 ] && append+=" bfvm.nvme=${#nvme[@]}"
 shareargs=()
 if [ -n "$share" ]; then
 	shareargs=(-virtfs "local,path=$share,mount_tag=share,security_model=none")
