@@ -6,9 +6,13 @@
  *   # key: value            (metadata: device, size_bytes, model, ...)
  *   index,start_s,end_s,bytes,ios,errors,MBps,lat_min_us,lat_mean_us,
  *     lat_p50_us,lat_p99_us,lat_p999_us,lat_max_us,bytes_total   (one line)
+ *     ,requests,req_per_bio,req_kib,merges,util,in_flight,scsi_err,
+ *     scsi_tmo,temp_c   (the path figures, empty when not measured:
+ *     Documentation/path.rst)
  *   one CSV line per interval (seconds since run start, 6 decimals;
  *   latencies in microseconds, 3 decimals; an empty interval has 0),
  *   in index order, each appended as it arrives
+ *   # event: T KIND MESSAGE (an event on the path, T seconds into the run)
  *   # gap: FIRST-LAST       (intervals FIRST..LAST, inclusive, are not in
  *                            this trace: the kernel's ring no longer held
  *                            them; the curve is not joined across a gap)
