@@ -13,6 +13,7 @@
 #include "classify.h"
 #include "json.h"
 #include "opts.h"
+#include "pathsum.h"
 #include "plot.h"
 #include "units.h"
 
@@ -310,6 +311,7 @@ struct side {
 	const char *path;
 	struct bf_series s;
 	struct bf_report r;
+	struct bf_pathsum p;
 };
 
 static struct judged judge_plateau(const struct side *A, const struct side *B,
@@ -357,7 +359,45 @@ static void json_row(struct bf_json *js, const char *what,
 struct comparison {
 	struct judged peak, floor, same, whole;
 	double common, ta, tb;
+	struct bf_pdiff d[BF_PDIFF_MAX];
+	size_t nd;
+	/* B worse than A beyond the noise, and why ("; "-separated) */
+	bool regression;
+	char why[512];
 };
+
+static void because(struct comparison *c, const char *fmt, const char *what,
+		    const char *detail)
+{
+	size_t l = strlen(c->why);
+
+	c->regression = true;
+	snprintf(c->why + l, sizeof(c->why) - l, fmt, l ? "; " : "", what,
+		 detail);
+}
+
+/* B is worse: a lower rate or floor beyond the noise, or a worse path */
+static void regressions(struct comparison *c)
+{
+	char buf[64];
+	size_t i;
+
+	c->why[0] = '\0';
+	c->regression = false;
+	if (c->same.verdict[0] == 'b' && c->same.b < c->same.a) {
+		snprintf(buf, sizeof(buf), "%.1f %% (t = %.1f)",
+			 100 * (c->same.b / c->same.a - 1), c->same.t);
+		because(c, "%s%s %s", "lower mean rate", buf);
+	}
+	if (c->floor.verdict[0] == 'b' && c->floor.b < c->floor.a) {
+		snprintf(buf, sizeof(buf), "%.1f %% (t = %.1f)",
+			 100 * (c->floor.b / c->floor.a - 1), c->floor.t);
+		because(c, "%s%s %s", "lower floor", buf);
+	}
+	for (i = 0; i < c->nd; i++)
+		if (c->d[i].worse)
+			because(c, "%s%s: %s", c->d[i].what, c->d[i].why);
+}
 
 static void compare_compute(const struct side *A, const struct side *B,
 			    struct comparison *c)
@@ -372,6 +412,8 @@ static void compare_compute(const struct side *A, const struct side *B,
 			stats(A->s.s, &A->r, 0, index_at(&A->s, c->common)),
 			stats(B->s.s, &B->r, 0, index_at(&B->s, c->common)));
 	c->whole = (struct judged){ A->r.mean_mbps, B->r.mean_mbps, 0, NULL };
+	c->nd = bf_pathsum_compare(&A->p, &B->p, c->d);
+	regressions(c);
 }
 
 static void compare_text(const struct side *A, const struct side *B,
@@ -400,11 +442,26 @@ static void compare_text(const struct side *A, const struct side *B,
 			bf_fmt_si_bytes(y, sizeof(y), B->r.cache_bytes);
 		printf("%-20s %18s %18s\n", "cache", x, y);
 	}
+	if (c->nd) {
+		size_t i;
+
+		printf("\npath\n");
+		for (i = 0; i < c->nd; i++)
+			printf("%-20s %18s %18s   %s%s%s\n", c->d[i].what,
+			       c->d[i].a, c->d[i].b,
+			       c->d[i].differs ? "differs" : "same",
+			       c->d[i].why[0] ? ": " : "", c->d[i].why);
+	}
+	printf("\nregression: %s%s%s\n", c->regression ? "yes (" : "no",
+	       c->why, c->regression ? ")" : "");
 	printf("\n\"beyond the noise\": Welch's t on the values printed, its standard\n"
 	       "error from the noise of the samples behind them (the plateau, or the\n"
 	       "common part; deviations from their plateaus) with the effective count\n"
 	       "n (1 - r) / (1 + r) of autocorrelated samples (r: lag-1\n"
-	       "autocorrelation); |t| > 3 and a difference of 2 %% or more.\n");
+	       "autocorrelation); |t| > 3 and a difference of 2 %% or more. Path\n"
+	       "ratios (requests/bio, request KiB, utilisation): Welch's t over the\n"
+	       "intervals, |t| > 3 and 5 %% or more; counters, events and header\n"
+	       "items: any difference.\n");
 }
 
 static void compare_json(const struct side *A, const struct side *B,
@@ -434,7 +491,72 @@ static void compare_json(const struct side *A, const struct side *B,
 		bf_json_u64(&j, "cache_bytes_b", llround(B->r.cache_bytes));
 	else
 		bf_json_null(&j, "cache_bytes_b");
+	bf_json_arr_open(&j, "path");
+	for (size_t i = 0; i < c->nd; i++) {
+		bf_json_obj_open(&j, NULL);
+		bf_json_str(&j, "what", c->d[i].what);
+		bf_json_str(&j, "a", c->d[i].a);
+		bf_json_str(&j, "b", c->d[i].b);
+		bf_json_bool(&j, "differs", c->d[i].differs);
+		bf_json_bool(&j, "worse", c->d[i].worse);
+		bf_json_str(&j, "why", c->d[i].why);
+		bf_json_obj_close(&j);
+	}
+	bf_json_arr_close(&j);
+	bf_json_bool(&j, "regression", c->regression);
+	bf_json_str(&j, "regression_why", c->why);
 	bf_json_obj_close(&j);
+}
+
+/* The path figures of a trace; none (silently) for a fio log or a CSV. */
+static int load_path(const char *cmd, struct side *s)
+{
+	char err[200];
+	FILE *f;
+	int ret;
+
+	memset(&s->p, 0, sizeof(s->p));
+	if (!strcmp(s->path, "-"))
+		return 0;
+	f = fopen(s->path, "r");
+	if (!f)
+		return 0;	/* the curve was read: nothing more to say */
+	ret = bf_pathsum_read(f, &s->p, err, sizeof(err));
+	fclose(f);
+	if (ret)
+		fprintf(stderr, "blkfloor %s: %s: %s\n", cmd, s->path, err);
+	return ret;
+}
+
+/* "--fail-on regression": taken out of argv before the common parser */
+static int fail_on(int *argc, char **argv, bool *on)
+{
+	int i, k;
+
+	*on = false;
+	for (i = 1; i < *argc; i++) {
+		const char *v = NULL;
+		int drop = 1;
+
+		if (!strcmp(argv[i], "--fail-on")) {
+			if (i + 1 >= *argc)
+				return usage(argv[0], "--fail-on needs a value (regression)");
+			v = argv[i + 1];
+			drop = 2;
+		} else if (!strncmp(argv[i], "--fail-on=", 10)) {
+			v = argv[i] + 10;
+		} else {
+			continue;
+		}
+		if (strcmp(v, "regression"))
+			return usage(argv[0], "--fail-on takes 'regression'");
+		*on = true;
+		for (k = i; k + drop <= *argc; k++)
+			argv[k] = argv[k + drop];
+		*argc -= drop;
+		i--;
+	}
+	return 0;
 }
 
 static int do_compare(int argc, char **argv)
@@ -442,8 +564,12 @@ static int do_compare(int argc, char **argv)
 	struct side A = { 0 }, B = { 0 };
 	struct comparison c;
 	struct bf_opts o;
+	bool gate;
 	int ret;
 
+	ret = fail_on(&argc, argv, &gate);
+	if (ret)
+		return ret;
 	ret = parse(&o, argc, argv, CURVE_OPTS | BF_OPT(JSON), 2, 2);
 	if (ret)
 		return ret;
@@ -456,25 +582,39 @@ static int do_compare(int argc, char **argv)
 		bf_series_free(&A.s);
 		return EXIT_FAIL;
 	}
+	if (load_path(argv[0], &A) || load_path(argv[0], &B)) {
+		ret = EXIT_FAIL;
+		goto out;
+	}
 	compare_compute(&A, &B, &c);
 	if (o.json)
 		compare_json(&A, &B, &c);
 	else
 		compare_text(&A, &B, &c);
+	ret = gate && c.regression ? EXIT_FAIL : EXIT_OK;
+	if (gate && c.regression)
+		fprintf(stderr, "blkfloor %s: B is worse than A: %s\n", argv[0],
+			c.why);
+out:
 	bf_report_free(&A.r);
 	bf_report_free(&B.r);
 	bf_series_free(&A.s);
 	bf_series_free(&B.s);
-	return EXIT_OK;
+	return ret;
 }
 
-BLKFLOOR_COMMAND(compare, "A B [--format trace|fio|csv] [--json]", do_compare,
+BLKFLOOR_COMMAND(compare, "A B [--format trace|fio|csv] [--json] [--fail-on regression]", do_compare,
 	"Compare two curves (cable A vs B, enclosure A vs B, before vs after\n"
 	"TRIM): peak, floor, mean, time for the same amount of data, and which\n"
 	"differences are beyond the noise (t-test on the printed values,\n"
 	"corrected for autocorrelated samples).\n"
 	"  --format FMT      trace, fio or csv (default: guessed)\n"
-	"  --json            one JSON object");
+	"  --json            one JSON object\n"
+	"  --fail-on regression\n"
+	"                    exit 1 if B is worse than A beyond the noise: a\n"
+	"                    lower mean rate or floor, more requests per bio,\n"
+	"                    more SCSI errors/timeouts, resets, aborts or\n"
+	"                    disconnects, a slower link, uas -> usb-storage");
 
 /* ---- predict ------------------------------------------------------------------ */
 

@@ -1620,6 +1620,169 @@ static void words(struct bf_report *r)
 		strcat(r->explain, st);
 }
 
+/* ---- temperature as evidence ------------------------------------------------ */
+
+#define BF_TEMP_MIN_N	5	/* readings needed to say anything */
+#define BF_TEMP_RISE	5.0	/* °C: a rise that can throttle a controller */
+#define BF_TEMP_FLAT	3.0	/* °C: a range this small is flat */
+#define BF_TEMP_CORR	0.5	/* |r| of log rate and °C that links them */
+#define BF_TEMP_FELL	0.18	/* ln: the rate moved by 20 % or more */
+
+static void add_reason(struct bf_report *r, const char *s)
+{
+	strncat(r->reason, s, sizeof(r->reason) - strlen(r->reason) - 1);
+}
+
+/*
+ * What the drive's temperature did, and what it says about the verdict: a
+ * rate that falls as the temperature rises (and climbs back as it cools)
+ * is heat; a rate that falls at a flat temperature is not (a cache or GC).
+ * Works on the filtered log rate of the samples that carry a temperature.
+ */
+static double pearson(const double *x, const double *y, size_t n)
+{
+	double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, den;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		sx += x[i];
+		sy += y[i];
+		sxx += x[i] * x[i];
+		syy += y[i] * y[i];
+		sxy += x[i] * y[i];
+	}
+	den = (n * sxx - sx * sx) * (n * syy - sy * sy);
+	return den > 0 ? (n * sxy - sx * sy) / sqrt(den) : NAN;
+}
+
+/*
+ * Pearson r of the log rate and the heating (°C/s over +-2 readings): a
+ * drive heats while it writes fast and cools while it is throttled, so a
+ * throttle-and-recover cycle, whose rate and temperature are out of phase
+ * (r ~ 0 between them), shows here. Temperatures spread over the run are
+ * taken where all of i-2..i+2 carry one.
+ */
+static double heat_rate_corr(const struct bf_work *w)
+{
+	double *x = malloc(w->n * sizeof(double)), *y, r = NAN;
+	size_t i, m = 0;
+
+	y = malloc(w->n * sizeof(double));
+	if (x && y && w->n >= 5) {
+		for (i = 2; i + 2 < w->n; i++) {
+			size_t k;
+			bool all = true;
+
+			for (k = i - 2; k <= i + 2; k++)
+				all = all && w->s[k].has_temp;
+			if (!all)
+				continue;
+			x[m] = w->f[i];
+			y[m++] = (w->s[i + 2].temp_c - w->s[i - 2].temp_c) /
+				 (w->s[i + 2].t - w->s[i - 2].t);
+		}
+		if (m >= BF_TEMP_MIN_N)
+			r = pearson(x, y, m);
+	}
+	free(x);
+	free(y);
+	return r;
+}
+
+static void temp_evidence(const struct bf_work *w, struct bf_report *r,
+			  struct bf_verdict *v)
+{
+	struct bf_temp *T = &r->temp;
+	double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, ylo = INFINITY;
+	double yhi = -INFINITY, den, range;
+	bool fell;
+	char buf[96];
+	size_t i;
+
+	memset(T, 0, sizeof(*T));
+	T->corr = T->dcorr = NAN;
+	for (i = 0; i < w->n; i++) {
+		double x = w->s[i].temp_c, y = w->f[i];
+
+		if (!w->s[i].has_temp)
+			continue;
+		if (!T->n)
+			T->start_c = T->max_c = T->min_c = x;
+		T->max_c = fmax(T->max_c, x);
+		T->min_c = fmin(T->min_c, x);
+		T->end_c = x;
+		T->n++;
+		sx += x;
+		sy += y;
+		sxx += x * x;
+		syy += y * y;
+		sxy += x * y;
+		ylo = fmin(ylo, y);
+		yhi = fmax(yhi, y);
+	}
+	if (!T->n)
+		return;
+	if (T->n < BF_TEMP_MIN_N) {
+		snprintf(T->said, sizeof(T->said),
+			 "only %zu temperature readings: no evidence", T->n);
+		return;
+	}
+	den = (T->n * sxx - sx * sx) * (T->n * syy - sy * sy);
+	if (den > 0)
+		T->corr = (T->n * sxy - sx * sy) / sqrt(den);
+	T->dcorr = heat_rate_corr(w);
+	range = T->max_c - T->min_c;
+	fell = yhi - ylo >= BF_TEMP_FELL;
+	if (!fell) {
+		snprintf(T->said, sizeof(T->said),
+			 "the rate held while the temperature went %.1f -> %.1f °C: no evidence either way",
+			 T->start_c, T->end_c);
+		return;
+	}
+	if (range >= BF_TEMP_RISE && (T->corr <= -BF_TEMP_CORR ||
+				       T->dcorr >= BF_TEMP_CORR)) {
+		double c = fmax(-T->corr, T->dcorr);
+
+		T->evidence = 1;
+		snprintf(T->said, sizeof(T->said),
+			 "the rate fell as the temperature rose (%.1f to %.1f °C; r = %.2f with the rate, %.2f with its heating): evidence for heat",
+			 T->start_c, T->max_c, T->corr, T->dcorr);
+		if (v->class == BF_CLASS_THERMAL_THROTTLING) {
+			v->conf = fmin(0.99, v->conf + (1 - v->conf) * 0.6);
+		} else {
+			v->class = BF_CLASS_THERMAL_THROTTLING;
+			v->step = false;
+			v->conf = round(100 * (0.6 + 0.35 *
+				  clamp01((c - BF_TEMP_CORR) / 0.4))) / 100;
+		}
+		snprintf(buf, sizeof(buf), "; the rate fell as the drive heated (r = %.2f)",
+			 c);
+		add_reason(r, buf);
+		return;
+	}
+	if (range < BF_TEMP_FLAT) {
+		T->evidence = -1;
+		snprintf(T->said, sizeof(T->said),
+			 "the rate fell at a flat temperature (%.1f to %.1f °C): evidence against heat",
+			 T->min_c, T->max_c);
+		if (v->class == BF_CLASS_THERMAL_THROTTLING) {
+			v->class = r->recovered ? BF_CLASS_FTL_STARVATION :
+						  BF_CLASS_CACHE_EXHAUSTION;
+			v->step = !r->recovered && w->nseg > 1;
+			v->conf = 0.6;
+		} else if (v->class != BF_CLASS_UNCLEAR) {
+			v->conf = fmin(0.99, v->conf + (1 - v->conf) * 0.3);
+		}
+		snprintf(buf, sizeof(buf), "; the temperature stayed within %.1f °C: not heat",
+			 range);
+		add_reason(r, buf);
+		return;
+	}
+	snprintf(T->said, sizeof(T->said),
+		 "the temperature went %.1f -> %.1f (max) -> %.1f °C, not in step with the rate (r = %.2f): no evidence",
+		 T->start_c, T->max_c, T->end_c, isnan(T->corr) ? 0 : T->corr);
+}
+
 static int classify(struct bf_work *w, struct bf_report *r)
 {
 	struct bf_verdict v = { 0 };
@@ -1645,6 +1808,7 @@ static int classify(struct bf_work *w, struct bf_report *r)
 			   w->n);
 	} else {
 		decide(w, &f, r, &v);
+		temp_evidence(w, r, &v);
 	}
 	r->class = v.class;
 	r->confidence = v.class == BF_CLASS_UNCLEAR ? 0 : v.conf;
@@ -1876,6 +2040,12 @@ void bf_report_print(FILE *f, const struct bf_report *r)
 		fprintf(f, "erratic: yes (no stable plateau)\n");
 	if (r->cycle_s > 0)
 		fprintf(f, "cycle: %.2f s\n", r->cycle_s);
+	if (r->temp.n)
+		fprintf(f, "temperature: %.1f °C at the start, %.1f max, %.1f at the end (%zu readings); %s\n",
+			r->temp.start_c, r->temp.max_c, r->temp.end_c,
+			r->temp.n, r->temp.said);
+	else
+		fprintf(f, "temperature: not measured\n");
 	fprintf(f, "plateaus: %zu\n", r->nseg);
 	for (i = 0; i < r->nseg; i++) {
 		const struct bf_segment *g = &r->seg[i];
@@ -1958,6 +2128,27 @@ void bf_report_json_obj(struct bf_json *j, const char *key,
 	}
 	bf_json_obj_close(j);
 	bf_json_double(j, "trend_rel", r3(r->trend_rel));
+	if (r->temp.n) {
+		bf_json_obj_open(j, "temperature");
+		bf_json_u64(j, "readings", r->temp.n);
+		bf_json_double(j, "start_c", r3(r->temp.start_c));
+		bf_json_double(j, "max_c", r3(r->temp.max_c));
+		bf_json_double(j, "end_c", r3(r->temp.end_c));
+		if (isnan(r->temp.corr))
+			bf_json_null(j, "corr");
+		else
+			bf_json_double(j, "corr", r3(r->temp.corr));
+		if (isnan(r->temp.dcorr))
+			bf_json_null(j, "heating_corr");
+		else
+			bf_json_double(j, "heating_corr", r3(r->temp.dcorr));
+		bf_json_str(j, "evidence", r->temp.evidence > 0 ? "for heat" :
+			    r->temp.evidence < 0 ? "against heat" : "none");
+		bf_json_str(j, "said", r->temp.said);
+		bf_json_obj_close(j);
+	} else {
+		bf_json_null(j, "temperature");
+	}
 	bf_json_u64(j, "total_bytes", llround(r->total_bytes));
 	bf_json_double(j, "total_s", r3(r->total_s));
 	bf_json_double(j, "noise_rel", round(r->noise_rel * 1e4) / 1e4);

@@ -17,12 +17,16 @@
  * @dt: length of the interval, seconds (> 0)
  * @mbps: rate over the interval, MB/s (10^6 bytes per second)
  * @bytes: bytes completed from the start of the run to @t
+ * @temp_c: the drive's temperature in the interval, °C, if @has_temp
+ * @has_temp: a temperature was measured (an empty cell: not measured)
  */
 struct bf_sample {
 	double t;
 	double dt;
 	double mbps;
 	double bytes;
+	double temp_c;
+	bool has_temp;
 };
 
 struct bf_series {
@@ -46,6 +50,8 @@ struct bf_series {
 int bf_series_add(struct bf_series *ser, double t, double dt, double mbps,
 		  double bytes);
 int bf_series_finish(struct bf_series *ser);
+/* The same for a whole sample (with its temperature, if any). */
+int bf_series_add_sample(struct bf_series *ser, const struct bf_sample *x);
 
 enum bf_class {
 	BF_CLASS_STEADY,
@@ -119,6 +125,15 @@ struct bf_report {
 	double trend_rel;	/* linear fit over the run: end / start - 1 */
 	double confidence;	/* 0..1; 0 for unclear */
 	char reason[160];	/* the evidence that decided the class */
+	/* the drive's temperature, when the curve carries one: */
+	struct bf_temp {
+		size_t n;		/* samples with a temperature */
+		double start_c, max_c, end_c, min_c;
+		double corr;		/* Pearson r of log rate and °C, or NAN */
+		double dcorr;		/* r of log rate and heating (°C/s) */
+		int evidence;		/* +1 for heat, -1 against, 0 none */
+		char said[200];		/* what it did and what that means */
+	} temp;
 };
 
 #define BF_SCHEMA_VERSION 2

@@ -32,8 +32,7 @@
 
 #include "classify.h"
 
-int bf_series_push(struct bf_series *ser, double t, double dt, double mbps,
-		   double bytes)
+static int push_sample(struct bf_series *ser, const struct bf_sample *x)
 {
 	if (ser->n == ser->cap) {
 		size_t cap = ser->cap ? ser->cap * 2 : 256;
@@ -44,10 +43,16 @@ int bf_series_push(struct bf_series *ser, double t, double dt, double mbps,
 		ser->s = s;
 		ser->cap = cap;
 	}
-	ser->s[ser->n++] = (struct bf_sample){
-		.t = t, .dt = dt, .mbps = mbps, .bytes = bytes,
-	};
+	ser->s[ser->n++] = *x;
 	return 0;
+}
+
+int bf_series_push(struct bf_series *ser, double t, double dt, double mbps,
+		   double bytes)
+{
+	struct bf_sample x = { .t = t, .dt = dt, .mbps = mbps, .bytes = bytes };
+
+	return push_sample(ser, &x);
 }
 
 void bf_series_free(struct bf_series *ser)
@@ -64,6 +69,11 @@ static void merge2(struct bf_sample *a, const struct bf_sample *b)
 	double dt = a->dt + b->dt;
 
 	a->mbps = (a->mbps * a->dt + b->mbps * b->dt) / dt;
+	if (a->has_temp && b->has_temp)
+		a->temp_c = (a->temp_c * a->dt + b->temp_c * b->dt) / dt;
+	else if (b->has_temp)
+		a->temp_c = b->temp_c;
+	a->has_temp = a->has_temp || b->has_temp;
 	a->dt = dt;
 	a->t = b->t;
 	a->bytes = b->bytes;
@@ -92,6 +102,13 @@ int bf_series_add(struct bf_series *ser, double t, double dt, double mbps,
 {
 	struct bf_sample x = { .t = t, .dt = dt, .mbps = mbps, .bytes = bytes };
 
+	return bf_series_add_sample(ser, &x);
+}
+
+int bf_series_add_sample(struct bf_series *ser, const struct bf_sample *in)
+{
+	struct bf_sample x = *in;
+
 	if (ser->merge > 1) {
 		if (ser->nacc)
 			merge2(&ser->acc, &x);
@@ -104,9 +121,9 @@ int bf_series_add(struct bf_series *ser, double t, double dt, double mbps,
 	}
 	if (ser->n == BF_SERIES_MAX) {
 		halve(ser);
-		return bf_series_add(ser, x.t, x.dt, x.mbps, x.bytes);
+		return bf_series_add_sample(ser, &x);
 	}
-	return bf_series_push(ser, x.t, x.dt, x.mbps, x.bytes);
+	return push_sample(ser, &x);
 }
 
 int bf_series_finish(struct bf_series *ser)
@@ -115,8 +132,7 @@ int bf_series_finish(struct bf_series *ser)
 
 	if (ser->merge > 1 && ser->nacc) {
 		ser->nacc = 0;
-		ret = bf_series_push(ser, ser->acc.t, ser->acc.dt,
-				     ser->acc.mbps, ser->acc.bytes);
+		ret = push_sample(ser, &ser->acc);
 	}
 	return ret;
 }
@@ -338,14 +354,14 @@ static void warn(struct bf_load *ld, const char *fmt, ...)
 
 /* ---- blkfloor trace ------------------------------------------------------ */
 
-struct trace_cols { int start, end, bytes, rate, total; };
+struct trace_cols { int start, end, bytes, rate, total, temp; };
 
 static int trace_header(char *line, struct trace_cols *c)
 {
 	char *fld[MAXF];
 	int n = split(line, fld, MAXF, true), i;
 
-	*c = (struct trace_cols){ -1, -1, -1, -1, -1 };
+	*c = (struct trace_cols){ -1, -1, -1, -1, -1, -1 };
 	for (i = 0; i < n; i++) {
 		if (!strcmp(fld[i], "start_s"))
 			c->start = i;
@@ -357,6 +373,8 @@ static int trace_header(char *line, struct trace_cols *c)
 			c->rate = i;
 		else if (!strcmp(fld[i], "bytes_total"))
 			c->total = i;
+		else if (!strcmp(fld[i], "temp_c"))
+			c->temp = i;
 	}
 	return c->start < 0 || c->end < 0 || (c->bytes < 0 && c->rate < 0) ?
 	       -EINVAL : 0;
@@ -391,6 +409,7 @@ static int trace_line(char *line, long no, const struct trace_cols *c,
 	char *fld[MAXF];
 	int n = split(line, fld, MAXF, true), ret = 0;
 	double st, en, by = 0, rate = 0, tot;
+	struct bf_sample x = { 0 };
 
 	if (n <= c->start || n <= c->end || (c->bytes >= 0 && n <= c->bytes) ||
 	    (c->rate >= 0 && n <= c->rate) || (c->total >= 0 && n <= c->total))
@@ -425,10 +444,23 @@ static int trace_line(char *line, long no, const struct trace_cols *c,
 		ts->gaps++;
 		ts->gap_s += st - ts->prev_end;
 	}
+	/* temp_c: an empty cell (or a short line) is "not measured" */
+	if (c->temp >= 0 && n > c->temp && !blank(fld[c->temp])) {
+		TRY(need_num(err, errlen, no, "temp_c", fld[c->temp],
+			     &x.temp_c));
+		if (x.temp_c < -60 || x.temp_c > 200)
+			FAIL("line %ld: temp_c %g is no drive temperature", no,
+			     x.temp_c);
+		x.has_temp = true;
+	}
 	ts->any = true;
 	ts->prev_end = en;
 	ts->prev_total = tot;
-	if (bf_series_add(ser, en, en - st, rate, tot))
+	x.t = en;
+	x.dt = en - st;
+	x.mbps = rate;
+	x.bytes = tot;
+	if (bf_series_add_sample(ser, &x))
 		FAIL("out of memory");
 out:
 	return ret;
@@ -438,7 +470,7 @@ static int read_trace(struct lines *L, struct bf_load *ld,
 		      struct bf_series *ser, char *err, size_t errlen)
 {
 	struct trace_state ts = { 0 };
-	struct trace_cols c = { -1, -1, -1, -1, -1 };
+	struct trace_cols c = { -1, -1, -1, -1, -1, -1 };
 	bool header = false;
 	char *line;
 	int ret = 0;

@@ -292,7 +292,9 @@ TEST(predict_500GB_brief)
 TEST(too_short_or_invalid)
 {
 	struct bf_sample s[3] = {
-		{ 1, 1, 100, 1e8 }, { 2, 1, 100, 2e8 }, { 3, 0, 100, 3e8 },
+		{ .t = 1, .dt = 1, .mbps = 100, .bytes = 1e8 },
+		{ .t = 2, .dt = 1, .mbps = 100, .bytes = 2e8 },
+		{ .t = 3, .dt = 0, .mbps = 100, .bytes = 3e8 },
 	};
 	struct bf_report r;
 
