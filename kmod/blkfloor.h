@@ -13,6 +13,7 @@
 #include <linux/list.h>
 #include <linux/llist.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/sched.h>
 #include <linux/blkfloor.h>
@@ -208,6 +209,8 @@ struct blkfloor_run_pub {
  * @lock: protects @pub and @ring (taken per interval, never per I/O)
  * @pub: the state and totals readers see
  * @ring: the last @p.ring closed intervals; interval i is at i % @p.ring
+ * @rcu: the run and its task reference are freed after a grace period
+ *	(bi_end_io reads them under rcu_read_lock())
  */
 struct blkfloor_run {
 	struct list_head node;
@@ -229,6 +232,7 @@ struct blkfloor_run {
 	spinlock_t lock; /* pub, ring */
 	struct blkfloor_run_pub pub;
 	struct blkfloor_iv *ring;
+	struct rcu_head rcu;
 };
 
 /* main.c */

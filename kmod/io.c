@@ -4,7 +4,8 @@
  *
  * One kthread per run does all submission and all accounting. bi_end_io
  * only stamps the completion time and pushes the I/O on run->done (waking
- * the kthread when the list was empty); it never resubmits. The kthread
+ * the kthread when the list was empty, whatever context it runs in); it
+ * never resubmits. The kthread
  * pulls completions, folds them into the live interval, resubmits under a
  * plug, and sleeps until a completion arrives or the interval ends, so empty
  * intervals close even when the device stalls.
@@ -195,14 +196,28 @@ static void blkfloor_verify_check(struct blkfloor_run *run,
 	}
 }
 
+/*
+ * Runs in whatever context the driver completes in: hard or soft interrupt
+ * on any CPU (where current is just the interrupted task, possibly the
+ * run's own kthread between its look at the list and schedule()), or the
+ * submitter itself. So the first completion on an empty list always wakes
+ * the kthread; a wakeup of a running task is cheap and harmless.
+ *
+ * Once the I/O is on run->done the kthread may account it, drain and exit,
+ * and the run may be released: nothing reachable from @io is touched after
+ * llist_add(), and the run (with its task reference) is freed only after
+ * an RCU grace period, so the read lock keeps @run and its task valid here.
+ */
 static void blkfloor_end_io(struct bio *bio)
 {
 	struct blkfloor_io *io = bio->bi_private;
 	struct blkfloor_run *run = io->run;
 
 	WRITE_ONCE(io->done_ns, ktime_get_ns());
-	if (llist_add(&io->node, &run->done) && current != run->task)
+	rcu_read_lock();
+	if (llist_add(&io->node, &run->done))
 		wake_up_process(run->task);
+	rcu_read_unlock();
 }
 
 /*
@@ -295,6 +310,30 @@ again:
 	}
 }
 
+/*
+ * The I/Os still in flight at @end (every one completed before it has been
+ * accounted) and the age of the oldest: a device that holds a request
+ * ("stuck") tells itself apart from one that is merely slow, and from a
+ * kthread that did not reap.
+ */
+static void blkfloor_inflight_at(struct blkfloor_run *run, u64 end,
+				 struct blkfloor_iv *iv)
+{
+	struct blkfloor_engine *eng = &run->eng;
+	u64 oldest = end;
+	unsigned int i;
+
+	for (i = 0; i < run->p.qd && iv->inflight < eng->inflight; i++) {
+		struct blkfloor_io *io = &eng->ios[i];
+
+		if (!io->inflight)
+			continue;
+		iv->inflight++;
+		oldest = min(oldest, io->submit_ns);
+	}
+	iv->oldest_ns = end - oldest;
+}
+
 /* Publish the live interval as closed at absolute time @end. */
 static void blkfloor_close_interval(struct blkfloor_run *run, u64 end)
 {
@@ -309,6 +348,7 @@ static void blkfloor_close_interval(struct blkfloor_run *run, u64 end)
 	iv.start_ns = eng->iv_start - eng->t0;
 	iv.end_ns = end - eng->t0;
 	iv.bytes_total = eng->bytes_total;
+	blkfloor_inflight_at(run, end, &iv);
 
 	spin_lock(&run->lock);
 	slot = &run->ring[iv.index % run->p.ring];

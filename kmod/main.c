@@ -16,6 +16,7 @@
 #include <linux/moduleparam.h>
 #include <linux/netlink.h>
 #include <linux/notifier.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <net/net_namespace.h>
@@ -55,6 +56,17 @@ struct blkfloor_run *blkfloor_run_alloc(void)
 	return run;
 }
 
+/* After a grace period: no bi_end_io still looks at the run or its task. */
+static void blkfloor_run_free_rcu(struct rcu_head *head)
+{
+	struct blkfloor_run *run = container_of(head, struct blkfloor_run,
+						rcu);
+
+	if (run->task)
+		put_task_struct(run->task);
+	kfree(run);
+}
+
 static void blkfloor_run_release(struct kref *kref)
 {
 	struct blkfloor_run *run = container_of(kref, struct blkfloor_run,
@@ -62,10 +74,12 @@ static void blkfloor_run_release(struct kref *kref)
 
 	blkfloor_engine_free(run);
 	blkfloor_target_close(run);
-	if (run->task)
-		put_task_struct(run->task);
 	mutex_destroy(&run->stop_lock);
-	kfree(run);
+	/*
+	 * The last bi_end_io may still be between pushing its I/O (which let
+	 * the kthread drain and exit) and waking run->task.
+	 */
+	call_rcu(&run->rcu, blkfloor_run_free_rcu);
 }
 
 /**
@@ -277,6 +291,8 @@ static void __exit blkfloor_exit(void)
 	blkfloor_runs_destroy();
 	netlink_unregister_notifier(&blkfloor_netlink_notifier);
 	blkfloor_nl_exit();
+	/* Runs are freed by RCU callbacks in this module's text. */
+	rcu_barrier();
 	pr_info("unloaded\n");
 }
 

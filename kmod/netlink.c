@@ -143,6 +143,9 @@ static int blkfloor_nl_put_iv(struct sk_buff *skb, const struct blkfloor_iv *iv)
 	     nla_put(skb, BLKFLOOR_IV_A_HIST,
 		     iv->nr_hist * sizeof(*iv->hist), iv->hist)) ||
 	    nla_put_u64_64bit(skb, BLKFLOOR_IV_A_BYTES_TOTAL, iv->bytes_total,
+			      BLKFLOOR_IV_A_PAD) ||
+	    nla_put_u32(skb, BLKFLOOR_IV_A_INFLIGHT, iv->inflight) ||
+	    nla_put_u64_64bit(skb, BLKFLOOR_IV_A_OLDEST_NS, iv->oldest_ns,
 			      BLKFLOOR_IV_A_PAD))
 		goto err_cancel;
 	nla_nest_end(skb, nest);

@@ -49,6 +49,8 @@ struct blkfloor_acc {
  * @lat_max: see struct blkfloor_acc
  * @lat_sum: see struct blkfloor_acc
  * @bytes_total: bytes completed since the run started, this one included
+ * @inflight: I/Os submitted and not completed at the interval's end
+ * @oldest_ns: how long the oldest of them had been in flight at the end
  * @hist: non-empty buckets only, ascending; NULL when there are none
  */
 struct blkfloor_iv {
@@ -64,6 +66,8 @@ struct blkfloor_iv {
 	u64 lat_max;
 	u64 lat_sum;
 	u64 bytes_total;
+	u32 inflight;
+	u64 oldest_ns;
 	struct blkfloor_hist_entry *hist;
 };
 

@@ -11,10 +11,14 @@
 #include "opts.h"
 #include "run.h"
 
+struct bf_tracer;
+
 struct bf_ctx {
 	struct bf_nl nl;
 	struct bf_caps caps;
 	const char *dev;
+	struct bf_tracer *trace;	/* from bf_preflight(), or NULL */
+	bool flat;			/* do not keep every interval */
 };
 
 /* Print "blkfloor: CMD: why" and return EXIT_USAGE. */
@@ -36,6 +40,23 @@ uint64_t bf_random_seed(void);
 int bf_measure(struct bf_ctx *c, const struct bf_run_req *req,
 	       const struct bf_opts *o, const char *label,
 	       struct bf_run_result *res);
+
+/*
+ * Before anything is submitted: the device is the one DEV_CAPS described
+ * (a block device whose sysfs name and size match), and the trace (with
+ * --trace) is created (exclusively unless --force), writable, and on a
+ * filesystem with room for the run's expected size. On success c->trace
+ * is @t (or NULL without --trace). EXIT_OK, or EXIT_USAGE with the reason
+ * printed and nothing left behind.
+ */
+int bf_preflight(struct bf_ctx *c, const struct bf_opts *o,
+		 const struct bf_run_req *req, struct bf_tracer *t);
+/*
+ * Close the trace of bf_preflight(): flushed and closed after a run that
+ * started, removed if none did. 0, or a negative errno if the trace lost
+ * lines (reported when it happened).
+ */
+int bf_trace_finish(struct bf_ctx *c);
 
 /* Round @v down to a multiple of @m (m > 0). */
 static inline uint64_t bf_round_down(uint64_t v, uint64_t m)

@@ -172,7 +172,7 @@ static int do_sweep(int argc, char **argv)
 		if (!fitret) {
 			bf_json_obj_open(&j, "fit");
 			bf_json_double(&j, "overhead_us", fit.intercept * 1e6);
-			bf_json_double(&j, "bandwidth_mbps", fit.slope > 0 ?
+			bf_json_double(&j, "bandwidth_MBps", fit.slope > 0 ?
 				       1 / fit.slope / 1e6 : NAN);
 			bf_json_double(&j, "r2", fit.r2);
 			bf_json_obj_close(&j);

@@ -6,6 +6,8 @@
 
 #include "cli.h"
 #include "devinfo.h"
+#include "pathinfo.h"
+#include "traceout.h"
 #include "units.h"
 
 static bool usb_transport(const char *t)
@@ -30,7 +32,31 @@ static void devinfo_for(const struct bf_ctx *c, struct bf_devinfo *di)
 	bf_devinfo_read("/sys", name, di);
 }
 
-static void caps_json(const struct bf_ctx *c, const struct bf_devinfo *di)
+static void path_json(struct bf_json *j, const struct bf_path *p,
+		      const struct bf_pathstat *st)
+{
+	bf_json_str(j, "scsi_id", p->scsi_id);
+	bf_json_str(j, "usb_port", p->usb_port);
+	bf_json_str(j, "usb_speed_mbps", p->usb_speed);
+	bf_json_str(j, "usb_version", p->usb_version);
+	bf_json_str(j, "usb_id", p->usb_id);
+	bf_json_str(j, "usb_bcd_device", p->usb_bcd);
+	bf_json_str(j, "usb_storage_quirks", p->quirks);
+	bf_json_str(j, "firmware", p->firmware);
+	bf_json_str(j, "scheduler", p->scheduler);
+	bf_json_u64(j, "max_sectors_kb", p->max_sectors_kb);
+	bf_json_u64(j, "max_hw_sectors_kb", p->max_hw_sectors_kb);
+	bf_json_u64(j, "queue_depth", p->queue_depth);
+	bf_json_u64(j, "nr_requests", p->nr_requests);
+	if (p->nomerges >= 0)
+		bf_json_u64(j, "nomerges", (uint64_t)p->nomerges);
+	bf_json_str(j, "temp_source", p->temp_src);
+	if (st->temp)
+		bf_json_double(j, "temp_c", st->temp_mc / 1000.0);
+}
+
+static void caps_json(const struct bf_ctx *c, const struct bf_devinfo *di,
+		      const struct bf_path *p, const struct bf_pathstat *st)
 {
 	const struct bf_caps *k = &c->caps;
 	struct bf_json j;
@@ -64,10 +90,53 @@ static void caps_json(const struct bf_ctx *c, const struct bf_devinfo *di)
 	bf_json_bool(&j, "rotational", k->rotational);
 	bf_json_bool(&j, "read_only", k->read_only);
 	bf_json_u64(&j, "nr_hw_queues", k->nr_hw_queues);
+	path_json(&j, p, st);
 	bf_json_obj_close(&j);
 }
 
-static void caps_text(const struct bf_ctx *c, const struct bf_devinfo *di)
+static const char *merge_word(int nomerges)
+{
+	switch (nomerges) {
+	case 0:
+		return "merges allowed";
+	case 1:
+		return "only simple merges";
+	case 2:
+		return "no merges";
+	default:
+		return "merging unknown";
+	}
+}
+
+static void path_text(const struct bf_path *p, const struct bf_pathstat *st)
+{
+	if (p->usb_port[0]) {
+		printf("  USB link:      %s%s Mbit/s, USB %s, port %s\n",
+		       p->usb_speed[0] ? "" : "?", p->usb_speed,
+		       p->usb_version[0] ? p->usb_version : "?", p->usb_port);
+		printf("  bridge:        %s, bcdDevice %s, quirks %s\n",
+		       p->usb_id[0] ? p->usb_id : "?",
+		       p->usb_bcd[0] ? p->usb_bcd : "?",
+		       p->quirks[0] ? p->quirks : "none set");
+	}
+	printf("  queue:         ");
+	if (p->queue_depth)
+		printf("device queue depth %llu, ",
+		       (unsigned long long)p->queue_depth);
+	printf("%llu requests, scheduler %s, %s\n",
+	       (unsigned long long)p->nr_requests,
+	       p->scheduler[0] ? p->scheduler : "?", merge_word(p->nomerges));
+	if (p->firmware[0])
+		printf("  firmware:      %s\n", p->firmware);
+	if (st->temp)
+		printf("  temperature:   %.1f C (%s)\n", st->temp_mc / 1000.0,
+		       p->temp_src);
+	else
+		printf("  temperature:   no sensor on this path\n");
+}
+
+static void caps_text(const struct bf_ctx *c, const struct bf_devinfo *di,
+		      const struct bf_path *p, const struct bf_pathstat *st)
 {
 	const struct bf_caps *k = &c->caps;
 	char a[BF_FMT_LEN], b[BF_FMT_LEN];
@@ -120,12 +189,15 @@ static void caps_text(const struct bf_ctx *c, const struct bf_devinfo *di)
 	printf("  read-only:     %s\n", k->read_only ? "yes" : "no");
 	if (k->nr_hw_queues)
 		printf("  hw queues:     %u\n", k->nr_hw_queues);
+	path_text(p, st);
 }
 
 static int do_caps(int argc, char **argv)
 {
 	struct bf_devinfo di;
+	struct bf_pathstat st;
 	struct bf_opts o = { 0 };
+	struct bf_path p;
 	struct bf_ctx c;
 	char err[160];
 
@@ -134,10 +206,12 @@ static int do_caps(int argc, char **argv)
 	if (bf_ctx_open(&c, o.pos[0]))
 		return EXIT_FAIL;
 	devinfo_for(&c, &di);
+	bf_path_read("/sys", di.name, &p);
+	bf_pathstat_read("/sys", &p, &st);
 	if (o.json)
-		caps_json(&c, &di);
+		caps_json(&c, &di, &p, &st);
 	else
-		caps_text(&c, &di);
+		caps_text(&c, &di, &p, &st);
 	bf_ctx_close(&c);
 	return EXIT_OK;
 }
@@ -145,13 +219,15 @@ static int do_caps(int argc, char **argv)
 BLKFLOOR_COMMAND(caps, "DEV [--json]", do_caps,
 	"What this device path can do: transport, TRIM, write cache, limits.\n"
 	"Size, block sizes, maximum transfer, TRIM, secure erase, write zeroes,\n"
-	"write cache, FUA, rotational, in plain words.\n"
+	"write cache, FUA, rotational, in plain words; the USB link and bridge,\n"
+	"queue depth, scheduler, merging, firmware and temperature sensor.\n"
 	"  --json            one JSON object");
 
 static int do_trim(int argc, char **argv)
 {
 	struct bf_devinfo di;
 	struct bf_run_result res;
+	struct bf_tracer trace;
 	struct bf_run_req req;
 	struct bf_opts o = { 0 };
 	struct bf_ctx c;
@@ -163,7 +239,8 @@ static int do_trim(int argc, char **argv)
 	if (bf_opts_parse(&o, argc, argv,
 			  BF_OPT(OFFSET) | BF_OPT(SIZE) | BF_OPT(QD) |
 			  BF_OPT(YES) | BF_OPT(JSON) | BF_OPT(QUIET) |
-			  BF_OPT(INTERVAL) | BF_OPT(TRACE) | BF_OPT(NO_OWN),
+			  BF_OPT(INTERVAL) | BF_OPT(TRACE) | BF_OPT(FORCE) |
+			  BF_OPT(NO_OWN),
 			  1, 1, err, sizeof(err)))
 		return bf_usage(argv[0], err);
 	if (bf_ctx_open(&c, o.pos[0]))
@@ -197,8 +274,13 @@ static int do_trim(int argc, char **argv)
 	req.qd = o.qd;
 	req.offset = o.offset;
 	req.length = len;
+	ret = bf_preflight(&c, &o, &req, &trace);
+	if (ret)
+		goto out;
+	c.flat = true;
 	if (bf_measure(&c, &req, &o, NULL, &res)) {
 		bf_result_free(&res);
+		bf_trace_finish(&c);
 		ret = EXIT_FAIL;
 		goto out;
 	}
@@ -223,8 +305,7 @@ static int do_trim(int argc, char **argv)
 		if (res.info.errors)
 			bf_run_print_summary(stdout, &res);
 	}
-	if (o.trace && bf_run_write_trace(o.trace, &c.nl, &req, &res,
-					  c.caps.size))
+	if (bf_trace_finish(&c))
 		ret = EXIT_FAIL;
 	bf_result_free(&res);
 out:

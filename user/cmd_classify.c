@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Offline commands on recorded curves: classify, plot, compare, predict.
- * No netlink: they read a trace, a fio bandwidth log or a two-column CSV.
+ * No netlink: they read a trace, a fio bandwidth log or a two-column CSV
+ * (--format, or guessed from the content and the guess said on stderr).
  */
 #include <errno.h>
 #include <math.h>
@@ -10,8 +11,12 @@
 
 #include "blkfloor.h"
 #include "classify.h"
+#include "json.h"
+#include "opts.h"
 #include "plot.h"
 #include "units.h"
+
+#define CURVE_OPTS	BF_OPT(FORMAT)
 
 static int usage(const char *cmd, const char *why)
 {
@@ -19,95 +24,189 @@ static int usage(const char *cmd, const char *why)
 	return EXIT_USAGE;
 }
 
-/* Load and classify @path; prints the reason on failure. */
-static int load(const char *cmd, const char *path, struct bf_series *ser,
-		struct bf_report *r)
+static int parse(struct bf_opts *o, int argc, char **argv, uint32_t allowed,
+		 int min_pos, int max_pos)
 {
 	char err[256];
+
+	memset(o, 0, sizeof(*o));
+	if (bf_opts_parse(o, argc, argv, allowed, min_pos, max_pos, err,
+			  sizeof(err)))
+		return usage(argv[0], err);
+	return 0;
+}
+
+/* Load @path (say what format was guessed, and any warning) and classify. */
+static int load(const char *cmd, const char *path, enum bf_format fmt,
+		struct bf_series *ser, struct bf_report *r, char *err,
+		size_t errlen)
+{
+	struct bf_load ld = { .format = fmt };
 	int ret;
 
-	ret = bf_series_load(path, ser, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "blkfloor %s: %s\n", cmd, err);
+	ret = bf_series_load_as(path, &ld, ser, err, errlen);
+	if (ret)
 		return ret;
-	}
+	if (ld.guessed && ld.format != BF_FORMAT_TRACE)
+		fprintf(stderr, "blkfloor %s: %s: read as %s (guessed from the content; --format to choose)\n",
+			cmd, path, ld.format == BF_FORMAT_FIO ?
+			"a fio bandwidth log (msec, KiB/s, ddir, bs)" :
+			"two columns (seconds, MB/s)");
+	if (ld.warn[0])
+		fprintf(stderr, "blkfloor %s: %s: warning: %s\n", cmd, path,
+			ld.warn);
 	ret = bf_classify(ser->s, ser->n, r);
 	if (ret) {
-		fprintf(stderr, "blkfloor %s: %s: cannot classify: %s\n", cmd,
-			path, strerror(-ret));
+		snprintf(err, errlen, "%s: cannot classify: %s", path,
+			 ret == -EINVAL ? "fewer than 3 samples" : strerror(-ret));
 		bf_series_free(ser);
 	}
 	return ret;
 }
 
-static int do_classify(int argc, char **argv)
+static int load1(const char *cmd, const char *path, enum bf_format fmt,
+		 struct bf_series *ser, struct bf_report *r)
 {
-	struct bf_series ser = { 0 };
-	const char *path = NULL;
-	bool json = false;
-	struct bf_report r;
-	int i;
+	char err[320];
+	int ret = load(cmd, path, fmt, ser, r, err, sizeof(err));
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (!path && argv[i][0] != '-')
-			path = argv[i];
-		else
-			return usage(argv[0], "unexpected argument");
-	}
-	if (!path)
-		return usage(argv[0], "FILE is required");
-	if (load(argv[0], path, &ser, &r))
-		return EXIT_FAIL;
-	if (json)
-		bf_report_json(stdout, &r);
-	else
-		bf_report_print(stdout, &r);
-	bf_report_free(&r);
-	bf_series_free(&ser);
-	return EXIT_OK;
+	if (ret)
+		fprintf(stderr, "blkfloor %s: %s\n", cmd, err);
+	return ret;
 }
 
-BLKFLOOR_COMMAND(classify, "FILE [--json]", do_classify,
+/* ---- classify ------------------------------------------------------------- */
+
+/* One line per file when several are classified. */
+static void one_line(const char *path, const struct bf_report *r)
+{
+	char pk[32], fl[32], mn[32], cb[32];
+
+	bf_fmt_mbps(pk, sizeof(pk), r->peak_mbps);
+	bf_fmt_mbps(fl, sizeof(fl), r->floor_mbps);
+	bf_fmt_mbps(mn, sizeof(mn), r->mean_mbps);
+	printf("%s: %s (confidence %.2f): peak %s, floor %s, mean %s MB/s",
+	       path, bf_class_name(r->class), r->confidence, pk, fl, mn);
+	if (r->has_step) {
+		bf_fmt_si_bytes(cb, sizeof(cb), r->cache_bytes);
+		printf(", cache %s at %.1f s", cb, r->step_time_s);
+	}
+	if (r->stalls.count)
+		printf(", %u stall%s (%.1f s)", r->stalls.count,
+		       r->stalls.count > 1 ? "s" : "", r->stalls.total_s);
+	printf(": %s\n", r->reason);
+}
+
+static void summary(const unsigned int *count, unsigned int failed,
+		    unsigned int files)
+{
+	bool any = false;
+	int c;
+
+	printf("%u file%s:", files, files > 1 ? "s" : "");
+	for (c = 0; c < BF_CLASS_COUNT; c++) {
+		if (!count[c])
+			continue;
+		printf("%s %u %s", any ? "," : "", count[c], bf_class_name(c));
+		any = true;
+	}
+	if (failed)
+		printf("%s %u unreadable", any ? "," : "", failed);
+	putchar('\n');
+}
+
+static int do_classify(int argc, char **argv)
+{
+	unsigned int count[BF_CLASS_COUNT] = { 0 }, failed = 0;
+	struct bf_opts o;
+	struct bf_json j;
+	int i, ret;
+	bool many;
+
+	ret = parse(&o, argc, argv, CURVE_OPTS | BF_OPT(JSON), 1, BF_MAX_POS);
+	if (ret)
+		return ret;
+	many = o.npos > 1;
+	bf_json_init(&j, stdout);
+	if (o.json && many)
+		bf_json_arr_open(&j, NULL);
+	for (i = 0; i < o.npos; i++) {
+		struct bf_series ser = { 0 };
+		struct bf_report r;
+		char err[320];
+
+		if (load(argv[0], o.pos[i], o.format, &ser, &r, err,
+			 sizeof(err))) {
+			fprintf(stderr, "blkfloor %s: %s\n", argv[0], err);
+			failed++;
+			if (o.json && many) {
+				bf_json_obj_open(&j, NULL);
+				bf_json_str(&j, "file", o.pos[i]);
+				bf_json_str(&j, "error", err);
+				bf_json_obj_close(&j);
+			}
+			continue;
+		}
+		count[r.class]++;
+		if (o.json)
+			bf_report_json_obj(&j, NULL, &r, many ? o.pos[i] : NULL);
+		else if (many)
+			one_line(o.pos[i], &r);
+		else
+			bf_report_print(stdout, &r);
+		bf_report_free(&r);
+		bf_series_free(&ser);
+	}
+	if (o.json && many)
+		bf_json_arr_close(&j);
+	if (many && !o.json)
+		summary(count, failed, o.npos);
+	return failed ? EXIT_FAIL : EXIT_OK;
+}
+
+BLKFLOOR_COMMAND(classify, "FILE... [--format trace|fio|csv] [--json]",
+	do_classify,
 	"Classify a throughput curve: steady, cache-exhaustion,\n"
-	"thermal-throttling or ftl-starvation, with peak, floor, mean, the\n"
-	"plateaus, the step and cache size, and an explanation.\n"
+	"thermal-throttling, ftl-starvation or unclear (with the reason), with\n"
+	"a confidence, peak, floor, mean, stalls, the steps, the plateaus, the\n"
+	"cache size and an explanation.\n"
 	"FILE is a blkfloor trace, a fio bandwidth log (--write_bw_log with\n"
-	"log_avg_msec; writes are used if present) or a CSV of seconds,MB/s.\n"
+	"log_avg_msec; writes are used if present) or a CSV of seconds,MB/s;\n"
+	"- reads standard input. Several files give one line each and a\n"
+	"summary (with --json, an array of objects with a \"file\" member).\n"
+	"  --format FMT      trace, fio or csv (default: guessed, and said)\n"
 	"  --json            one JSON object");
+
+/* ---- plot ---------------------------------------------------------------------- */
 
 static int do_plot(int argc, char **argv)
 {
-	const char *path = NULL, *out = NULL, *base;
 	struct bf_series ser = { 0 };
 	struct bf_report r;
+	const char *base;
+	struct bf_opts o;
 	FILE *f;
-	int i, ret;
+	int ret;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-o") && i + 1 < argc)
-			out = argv[++i];
-		else if (!path && argv[i][0] != '-')
-			path = argv[i];
-		else
-			return usage(argv[0], "unexpected argument");
-	}
-	if (!path || !out)
-		return usage(argv[0], "FILE and -o OUT.svg are required");
-	if (load(argv[0], path, &ser, &r))
+	ret = parse(&o, argc, argv, CURVE_OPTS | BF_OPT(OUTPUT), 1, 1);
+	if (ret)
+		return ret;
+	if (!o.output)
+		return usage(argv[0], "-o OUT.svg is required");
+	if (load1(argv[0], o.pos[0], o.format, &ser, &r))
 		return EXIT_FAIL;
-	f = fopen(out, "w");
+	f = fopen(o.output, "w");
 	if (!f) {
-		fprintf(stderr, "blkfloor plot: %s: %s\n", out, strerror(errno));
+		fprintf(stderr, "blkfloor plot: %s: %s\n", o.output,
+			strerror(errno));
 		ret = -errno;
 	} else {
-		base = strrchr(path, '/');
-		ret = bf_plot_svg(f, ser.s, ser.n, &r, base ? base + 1 : path);
+		base = strrchr(o.pos[0], '/');
+		ret = bf_plot_svg(f, ser.s, ser.n, &r, base ? base + 1 : o.pos[0]);
 		if (fclose(f) && !ret)
 			ret = -errno;
 		if (ret)
-			fprintf(stderr, "blkfloor plot: %s: %s\n", out,
+			fprintf(stderr, "blkfloor plot: %s: %s\n", o.output,
 				strerror(-ret));
 	}
 	bf_report_free(&r);
@@ -115,41 +214,76 @@ static int do_plot(int argc, char **argv)
 	return ret ? EXIT_FAIL : EXIT_OK;
 }
 
-BLKFLOOR_COMMAND(plot, "FILE -o OUT.svg", do_plot,
+BLKFLOOR_COMMAND(plot, "FILE -o OUT.svg [--format trace|fio|csv]", do_plot,
 	"Draw the curve as SVG: rate against bytes written and against time,\n"
 	"with the plateaus and the cache step marked and labelled.\n"
-	"  -o OUT.svg        where to write the chart");
+	"  -o, --output OUT.svg  where to write the chart\n"
+	"  --format FMT          trace, fio or csv (default: guessed)");
 
-/* Mean, sd and count of the sample rates in [first, last]. */
-struct stat { double mean, sd; size_t n; };
+/* ---- compare ---------------------------------------------------------------- */
 
-static struct stat stats(const struct bf_sample *s, size_t first, size_t last)
+/*
+ * Mean of the sample rates in [first, last], and the sd and effective
+ * count of their noise: the deviations from the plateau each sample
+ * belongs to (a step is the curve's shape, not noise). Samples of a curve
+ * are autocorrelated; with lag-1 autocorrelation r of the deviations, the
+ * mean has the variance of n (1 - r) / (1 + r) independent samples (an
+ * AR(1) model).
+ */
+struct stat { double mean, sd, neff; size_t n; };
+
+static double level_of(const struct bf_report *r, size_t i, size_t *g)
 {
-	struct stat st = { 0, 0, last - first + 1 };
-	size_t i;
+	while (*g + 1 < r->nseg && r->seg[*g].last < i)
+		(*g)++;
+	return r->seg[*g].mean_mbps;
+}
 
-	for (i = first; i <= last; i++)
+static struct stat stats(const struct bf_sample *s, const struct bf_report *rep,
+			 size_t first, size_t last)
+{
+	struct stat st = { 0, 0, 0, last - first + 1 };
+	double c1 = 0, prev = 0, r;
+	size_t i, g = 0;
+
+	for (i = first; i <= last; i++) {
+		double e = s[i].mbps - level_of(rep, i, &g);
+
 		st.mean += s[i].mbps;
+		st.sd += e * e;
+		if (i > first)
+			c1 += prev * e;
+		prev = e;
+	}
 	st.mean /= st.n;
-	for (i = first; i <= last; i++)
-		st.sd += (s[i].mbps - st.mean) * (s[i].mbps - st.mean);
+	r = st.sd > 0 ? c1 / st.sd : 0;
+	r = r < 0 ? 0 : r > 0.99 ? 0.99 : r;
+	st.neff = fmax(1, st.n * (1 - r) / (1 + r));
 	st.sd = st.n > 1 ? sqrt(st.sd / (st.n - 1)) : 0;
 	return st;
 }
 
-/*
- * Welch's t for two means. Samples of a curve are autocorrelated, so the
- * verdict asks for |t| > 3 and a difference of at least 2 %.
- */
-static const char *verdict(struct stat a, struct stat b, double *t)
-{
-	double se = sqrt(a.sd * a.sd / a.n + b.sd * b.sd / b.n);
-	double rel = fabs(a.mean - b.mean) / fmax(fabs(a.mean), fabs(b.mean));
+struct judged {
+	double a, b;		/* the printed statistic of A and B */
+	double t;		/* their difference over its standard error */
+	const char *verdict;
+};
 
-	*t = se > 0 ? (b.mean - a.mean) / se : (a.mean == b.mean ? 0 : INFINITY);
-	if (fabs(*t) > 3 && rel >= 0.02)
-		return "beyond the noise";
-	return "within the noise";
+/*
+ * Welch's t on the printed values @a and @b, the standard error taken from
+ * the samples behind them with the effective counts; beyond the noise when
+ * |t| > 3 and the difference is 2 % or more.
+ */
+static struct judged judge(double a, double b, struct stat sa, struct stat sb)
+{
+	struct judged j = { a, b, 0, "within the noise" };
+	double se = sqrt(sa.sd * sa.sd / sa.neff + sb.sd * sb.sd / sb.neff);
+	double rel = fabs(a - b) / fmax(fabs(a), fabs(b));
+
+	j.t = se > 0 ? (b - a) / se : (a == b ? 0 : INFINITY);
+	if (fabs(j.t) > 3 && rel >= 0.02)
+		j.verdict = "beyond the noise";
+	return j;
 }
 
 static size_t plateau(const struct bf_report *r, bool highest)
@@ -172,159 +306,275 @@ static size_t index_at(const struct bf_series *s, double bytes)
 	return i;
 }
 
-static void row(const char *what, double a, double b, const char *unit,
-		const char *v, double t)
+struct side {
+	const char *path;
+	struct bf_series s;
+	struct bf_report r;
+};
+
+static struct judged judge_plateau(const struct side *A, const struct side *B,
+				   bool highest)
+{
+	size_t ka = plateau(&A->r, highest), kb = plateau(&B->r, highest);
+
+	return judge(highest ? A->r.peak_mbps : A->r.floor_mbps,
+		     highest ? B->r.peak_mbps : B->r.floor_mbps,
+		     stats(A->s.s, &A->r, A->r.seg[ka].first, A->r.seg[ka].last),
+		     stats(B->s.s, &B->r, B->r.seg[kb].first, B->r.seg[kb].last));
+}
+
+static void row(const char *what, const struct judged *j)
 {
 	char x[32], y[32], d[32];
 
-	bf_fmt_mbps(x, sizeof(x), a);
-	bf_fmt_mbps(y, sizeof(y), b);
-	printf("%-20s %18s %18s %-5s %s", what, x, y, unit,
-	       bf_fmt_change(d, sizeof(d), a, b));
-	if (v)
-		printf("   %s (t = %.1f)", v, t);
+	bf_fmt_mbps(x, sizeof(x), j->a);
+	bf_fmt_mbps(y, sizeof(y), j->b);
+	printf("%-20s %18s %18s %-5s %s", what, x, y, "MB/s",
+	       bf_fmt_change(d, sizeof(d), j->a, j->b));
+	if (j->verdict)
+		printf("   %s (t = %.1f)", j->verdict, j->t);
 	putchar('\n');
+}
+
+static void json_row(struct bf_json *js, const char *what,
+		     const struct judged *j)
+{
+	bf_json_obj_open(js, what);
+	bf_json_double(js, "a_MBps", round(j->a * 1000) / 1000);
+	bf_json_double(js, "b_MBps", round(j->b * 1000) / 1000);
+	bf_json_double(js, "change_rel",
+		       j->a > 0 ? round((j->b / j->a - 1) * 1e4) / 1e4 : 0);
+	if (j->verdict) {
+		if (isfinite(j->t))
+			bf_json_double(js, "t", round(j->t * 100) / 100);
+		else
+			bf_json_null(js, "t");
+		bf_json_bool(js, "beyond_noise", j->verdict[0] == 'b');
+	}
+	bf_json_obj_close(js);
+}
+
+struct comparison {
+	struct judged peak, floor, same, whole;
+	double common, ta, tb;
+};
+
+static void compare_compute(const struct side *A, const struct side *B,
+			    struct comparison *c)
+{
+	c->peak = judge_plateau(A, B, true);
+	c->floor = judge_plateau(A, B, false);
+	/* the same amount of data from both: what the shorter one wrote */
+	c->common = fmin(A->r.total_bytes, B->r.total_bytes);
+	c->ta = bf_series_time_at(A->s.s, A->s.n, c->common);
+	c->tb = bf_series_time_at(B->s.s, B->s.n, c->common);
+	c->same = judge(c->common / c->ta / 1e6, c->common / c->tb / 1e6,
+			stats(A->s.s, &A->r, 0, index_at(&A->s, c->common)),
+			stats(B->s.s, &B->r, 0, index_at(&B->s, c->common)));
+	c->whole = (struct judged){ A->r.mean_mbps, B->r.mean_mbps, 0, NULL };
+}
+
+static void compare_text(const struct side *A, const struct side *B,
+			 const struct comparison *c)
+{
+	char cb[32], cd[32];
+
+	printf("A: %s\nB: %s\n\n", A->path, B->path);
+	printf("%-20s %18s %18s %-5s %9s\n", "", "A", "B", "", "B vs A");
+	printf("%-20s %18s %18s\n", "class", bf_class_name(A->r.class),
+	       bf_class_name(B->r.class));
+	row("peak", &c->peak);
+	row("floor", &c->floor);
+	bf_fmt_si_bytes(cb, sizeof(cb), c->common);
+	row("mean, same data", &c->same);
+	printf("%-20s %16.1f s %16.1f s       %s   (to write %s)\n",
+	       "time, same data", c->ta, c->tb,
+	       bf_fmt_change(cd, sizeof(cd), c->ta, c->tb), cb);
+	row("mean (whole run)", &c->whole);
+	if (A->r.has_step || B->r.has_step) {
+		char x[32] = "-", y[32] = "-";
+
+		if (A->r.has_step)
+			bf_fmt_si_bytes(x, sizeof(x), A->r.cache_bytes);
+		if (B->r.has_step)
+			bf_fmt_si_bytes(y, sizeof(y), B->r.cache_bytes);
+		printf("%-20s %18s %18s\n", "cache", x, y);
+	}
+	printf("\n\"beyond the noise\": Welch's t on the values printed, its standard\n"
+	       "error from the noise of the samples behind them (the plateau, or the\n"
+	       "common part; deviations from their plateaus) with the effective count\n"
+	       "n (1 - r) / (1 + r) of autocorrelated samples (r: lag-1\n"
+	       "autocorrelation); |t| > 3 and a difference of 2 %% or more.\n");
+}
+
+static void compare_json(const struct side *A, const struct side *B,
+			 const struct comparison *c)
+{
+	struct bf_json j;
+
+	bf_json_init(&j, stdout);
+	bf_json_obj_open(&j, NULL);
+	bf_json_u64(&j, "schema", BF_SCHEMA_VERSION);
+	bf_json_str(&j, "a", A->path);
+	bf_json_str(&j, "b", B->path);
+	bf_json_str(&j, "class_a", bf_class_name(A->r.class));
+	bf_json_str(&j, "class_b", bf_class_name(B->r.class));
+	json_row(&j, "peak", &c->peak);
+	json_row(&j, "floor", &c->floor);
+	json_row(&j, "mean_same_data", &c->same);
+	json_row(&j, "mean", &c->whole);
+	bf_json_u64(&j, "common_bytes", llround(c->common));
+	bf_json_double(&j, "time_same_data_a_s", round(c->ta * 1000) / 1000);
+	bf_json_double(&j, "time_same_data_b_s", round(c->tb * 1000) / 1000);
+	if (A->r.has_step)
+		bf_json_u64(&j, "cache_bytes_a", llround(A->r.cache_bytes));
+	else
+		bf_json_null(&j, "cache_bytes_a");
+	if (B->r.has_step)
+		bf_json_u64(&j, "cache_bytes_b", llround(B->r.cache_bytes));
+	else
+		bf_json_null(&j, "cache_bytes_b");
+	bf_json_obj_close(&j);
 }
 
 static int do_compare(int argc, char **argv)
 {
-	struct bf_series sa = { 0 }, sb = { 0 };
-	struct bf_report ra, rb;
-	struct stat xa, xb;
-	double common, ta, tb, t;
-	const char *v;
-	size_t ka, kb;
-	char cb[32], cd[32];
+	struct side A = { 0 }, B = { 0 };
+	struct comparison c;
+	struct bf_opts o;
+	int ret;
 
-	if (argc != 3)
-		return usage(argv[0], "two files are required: A B");
-	if (load(argv[0], argv[1], &sa, &ra))
+	ret = parse(&o, argc, argv, CURVE_OPTS | BF_OPT(JSON), 2, 2);
+	if (ret)
+		return ret;
+	A.path = o.pos[0];
+	B.path = o.pos[1];
+	if (load1(argv[0], A.path, o.format, &A.s, &A.r))
 		return EXIT_FAIL;
-	if (load(argv[0], argv[2], &sb, &rb)) {
-		bf_report_free(&ra);
-		bf_series_free(&sa);
+	if (load1(argv[0], B.path, o.format, &B.s, &B.r)) {
+		bf_report_free(&A.r);
+		bf_series_free(&A.s);
 		return EXIT_FAIL;
 	}
-	printf("A: %s\nB: %s\n\n", argv[1], argv[2]);
-	printf("%-20s %18s %18s %-5s %9s\n", "", "A", "B", "", "B vs A");
-	printf("%-20s %18s %18s\n", "class", bf_class_name(ra.class),
-	       bf_class_name(rb.class));
-
-	ka = plateau(&ra, true);
-	kb = plateau(&rb, true);
-	xa = stats(sa.s, ra.seg[ka].first, ra.seg[ka].last);
-	xb = stats(sb.s, rb.seg[kb].first, rb.seg[kb].last);
-	v = verdict(xa, xb, &t);
-	row("peak", ra.peak_mbps, rb.peak_mbps, "MB/s", v, t);
-
-	ka = plateau(&ra, false);
-	kb = plateau(&rb, false);
-	xa = stats(sa.s, ra.seg[ka].first, ra.seg[ka].last);
-	xb = stats(sb.s, rb.seg[kb].first, rb.seg[kb].last);
-	v = verdict(xa, xb, &t);
-	row("floor", ra.floor_mbps, rb.floor_mbps, "MB/s", v, t);
-
-	/* the same amount of data from both: what the shorter one wrote */
-	common = fmin(ra.total_bytes, rb.total_bytes);
-	ta = bf_series_time_at(sa.s, sa.n, common);
-	tb = bf_series_time_at(sb.s, sb.n, common);
-	xa = stats(sa.s, 0, index_at(&sa, common));
-	xb = stats(sb.s, 0, index_at(&sb, common));
-	v = verdict(xa, xb, &t);
-	bf_fmt_si_bytes(cb, sizeof(cb), common);
-	row("mean, same data", common / ta / 1e6, common / tb / 1e6, "MB/s",
-	    v, t);
-	printf("%-20s %16.1f s %16.1f s       %s   (to write %s)\n",
-	       "time, same data", ta, tb, bf_fmt_change(cd, sizeof(cd), ta, tb), cb);
-	row("mean (whole run)", ra.mean_mbps, rb.mean_mbps, "MB/s", NULL, 0);
-	if (ra.has_step || rb.has_step) {
-		char x[32] = "-", y[32] = "-";
-
-		if (ra.has_step)
-			bf_fmt_si_bytes(x, sizeof(x), ra.cache_bytes);
-		if (rb.has_step)
-			bf_fmt_si_bytes(y, sizeof(y), rb.cache_bytes);
-		printf("%-20s %18s %18s\n", "cache", x, y);
-	}
-	printf("\n\"beyond the noise\": Welch's t on the sample rates of the plateaus\n"
-	       "(or of the common part), |t| > 3 and a difference of 2 %% or more.\n");
-	bf_report_free(&ra);
-	bf_report_free(&rb);
-	bf_series_free(&sa);
-	bf_series_free(&sb);
+	compare_compute(&A, &B, &c);
+	if (o.json)
+		compare_json(&A, &B, &c);
+	else
+		compare_text(&A, &B, &c);
+	bf_report_free(&A.r);
+	bf_report_free(&B.r);
+	bf_series_free(&A.s);
+	bf_series_free(&B.s);
 	return EXIT_OK;
 }
 
-BLKFLOOR_COMMAND(compare, "A B", do_compare,
+BLKFLOOR_COMMAND(compare, "A B [--format trace|fio|csv] [--json]", do_compare,
 	"Compare two curves (cable A vs B, enclosure A vs B, before vs after\n"
 	"TRIM): peak, floor, mean, time for the same amount of data, and which\n"
-	"differences are beyond the noise.");
+	"differences are beyond the noise (t-test on the printed values,\n"
+	"corrected for autocorrelated samples).\n"
+	"  --format FMT      trace, fio or csv (default: guessed)\n"
+	"  --json            one JSON object");
 
-static int do_predict(int argc, char **argv)
+/* ---- predict ------------------------------------------------------------------ */
+
+static const char *tail_words(const struct bf_report *r)
 {
-	const char *path = NULL, *size = NULL;
-	struct bf_series ser = { 0 };
-	char t[32], e[32], b[32];
-	struct bf_report r;
-	double secs, end;
-	uint64_t bytes;
-	int i;
+	return r->class == BF_CLASS_FTL_STARVATION || r->erratic ?
+	       "the measured mean rate" : "the rate of the last plateau";
+}
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--size") && i + 1 < argc)
-			size = argv[++i];
-		else if (!path && argv[i][0] != '-')
-			path = argv[i];
-		else
-			return usage(argv[0], "unexpected argument");
-	}
-	if (!path || !size)
-		return usage(argv[0], "FILE and --size SIZE are required");
-	if (bf_parse_size(size, &bytes) || !bytes)
-		return usage(argv[0], "--size: a size such as 500GB, 64GiB");
-	if (load(argv[0], path, &ser, &r))
-		return EXIT_FAIL;
-	secs = bf_predict_seconds(&r, (double)bytes, &end);
-	if (!isfinite(secs)) {
-		fprintf(stderr, "blkfloor predict: %s: the curve ends at 0 MB/s, the job would never finish\n",
-			path);
-		bf_report_free(&r);
-		bf_series_free(&ser);
-		return EXIT_FAIL;
-	}
+static void predict_text(const struct bf_report *r, uint64_t bytes,
+			 double secs, double end)
+{
+	char t[32], e[32], b[32];
+
 	bf_fmt_secs(t, sizeof(t), secs);
 	bf_fmt_mbps(e, sizeof(e), end);
 	bf_fmt_si_bytes(b, sizeof(b), (double)bytes);
 	printf("job: %s\nclass: %s\nprojected time: %s", b,
-	       bf_class_name(r.class), t);
+	       bf_class_name(r->class), t);
 	if (secs >= 600)
 		printf(" (%.0f s)", secs);
 	printf("\nending rate: %s MB/s\n", e);
-	if (r.has_step) {
+	if (r->has_step) {
 		char c[32];
 
-		bf_fmt_si_bytes(c, sizeof(c), r.cache_bytes);
+		bf_fmt_si_bytes(c, sizeof(c), r->cache_bytes);
 		printf("cache: %s at the start, then the floor\n", c);
 	}
 	printf("assumption: the job starts with the drive idle and its cache refilled;\n"
 	       "the cache refills only while the drive is idle, never during the job.\n"
 	       "The measured profile is followed byte by byte; past its end the job\n"
-	       "goes on at %s.\n",
-	       r.class == BF_CLASS_FTL_STARVATION || r.erratic ?
-	       "the measured mean rate" : "the rate of the last plateau");
-	if ((double)bytes > r.total_bytes) {
+	       "goes on at %s.\n", tail_words(r));
+	if ((double)bytes > r->total_bytes) {
 		char m[32];
 
-		bf_fmt_si_bytes(m, sizeof(m), r.total_bytes);
+		bf_fmt_si_bytes(m, sizeof(m), r->total_bytes);
 		printf("note: only %s were measured; the rest is extrapolated.\n", m);
+	}
+}
+
+static void predict_json(const char *path, const struct bf_report *r,
+			 uint64_t bytes, double secs, double end)
+{
+	struct bf_json j;
+
+	bf_json_init(&j, stdout);
+	bf_json_obj_open(&j, NULL);
+	bf_json_u64(&j, "schema", BF_SCHEMA_VERSION);
+	bf_json_str(&j, "file", path);
+	bf_json_u64(&j, "job_bytes", bytes);
+	bf_json_str(&j, "class", bf_class_name(r->class));
+	bf_json_double(&j, "seconds", round(secs * 1000) / 1000);
+	bf_json_double(&j, "end_MBps", round(end * 1000) / 1000);
+	if (r->has_step)
+		bf_json_u64(&j, "cache_bytes", llround(r->cache_bytes));
+	else
+		bf_json_null(&j, "cache_bytes");
+	bf_json_u64(&j, "measured_bytes", llround(r->total_bytes));
+	bf_json_bool(&j, "extrapolated", (double)bytes > r->total_bytes);
+	bf_json_str(&j, "tail", tail_words(r));
+	bf_json_obj_close(&j);
+}
+
+static int do_predict(int argc, char **argv)
+{
+	struct bf_series ser = { 0 };
+	struct bf_report r;
+	struct bf_opts o;
+	double secs, end;
+	int ret;
+
+	ret = parse(&o, argc, argv, CURVE_OPTS | BF_OPT(SIZE) | BF_OPT(JSON),
+		    1, 1);
+	if (ret)
+		return ret;
+	if (!(o.set & BF_OPT(SIZE)))
+		return usage(argv[0], "--size SIZE is required");
+	if (load1(argv[0], o.pos[0], o.format, &ser, &r))
+		return EXIT_FAIL;
+	secs = bf_predict_seconds(&r, (double)o.size, &end);
+	ret = EXIT_OK;
+	if (!isfinite(secs)) {
+		fprintf(stderr, "blkfloor predict: %s: the curve ends at 0 MB/s, the job would never finish\n",
+			o.pos[0]);
+		ret = EXIT_FAIL;
+	} else if (o.json) {
+		predict_json(o.pos[0], &r, o.size, secs, end);
+	} else {
+		predict_text(&r, o.size, secs, end);
 	}
 	bf_report_free(&r);
 	bf_series_free(&ser);
-	return EXIT_OK;
+	return ret;
 }
 
-BLKFLOOR_COMMAND(predict, "FILE --size SIZE", do_predict,
+BLKFLOOR_COMMAND(predict, "FILE --size SIZE [--format trace|fio|csv] [--json]",
+	do_predict,
 	"Project how long a job of SIZE takes on this drive from a measured\n"
 	"curve, and the rate it ends at (assumes the cache refills only when\n"
 	"the drive is idle).\n"
-	"  --size SIZE       e.g. 500GB (10^9), 64GiB (2^30)");
+	"  --size SIZE       e.g. 500GB (10^9), 64GiB (2^30); --size=500GB works\n"
+	"  --format FMT      trace, fio or csv (default: guessed)\n"
+	"  --json            one JSON object");

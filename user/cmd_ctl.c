@@ -170,6 +170,9 @@ static int mon_cb(const struct bf_nl_msg *m, void *arg)
 			bf_json_double(&j, "lat_p99_us", iv.p99 / 1e3);
 			bf_json_double(&j, "lat_max_us", iv.lat_max / 1e3);
 			bf_json_u64(&j, "bytes_total", iv.bytes_total);
+			bf_json_u64(&j, "inflight", iv.inflight);
+			bf_json_double(&j, "oldest_inflight_us",
+				       iv.oldest_ns / 1e3);
 			bf_json_obj_close(&j);
 		} else {
 			printf("run %u  #%u  %.3f-%.3f s  %s  %llu IOs  %llu errors  p99 %s  total %s\n",

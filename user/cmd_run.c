@@ -10,6 +10,7 @@
 #include "classify.h"
 #include "cli.h"
 #include "fit.h"
+#include "traceout.h"
 #include "units.h"
 
 #define RUN_OPTS (BF_OPTS_COMMON | BF_OPT(RW) | BF_OPT(BS) | BF_OPT(QD) | \
@@ -51,19 +52,10 @@ static int check_region(const char *cmd, const struct bf_ctx *c,
 	return EXIT_OK;
 }
 
-/* Write the trace if asked; failures make the exit status 1. */
-static int finish_trace(struct bf_ctx *c, const struct bf_opts *o,
-			const struct bf_run_req *req,
-			const struct bf_run_result *res)
-{
-	if (!o->trace)
-		return 0;
-	return bf_run_write_trace(o->trace, &c->nl, req, res, c->caps.size);
-}
-
 static int do_run(int argc, char **argv)
 {
 	struct bf_run_result res;
+	struct bf_tracer trace;
 	struct bf_run_req req;
 	struct bf_opts o;
 	struct bf_ctx c;
@@ -93,8 +85,14 @@ static int do_run(int argc, char **argv)
 	req.loops = o.loops;
 	req.rate_bps = o.rate_bps;
 	req.rate_iops = o.rate_iops;
+	ret = bf_preflight(&c, &o, &req, &trace);
+	if (ret)
+		goto out;
+	/* the summary needs the aggregates only: memory stays flat */
+	c.flat = true;
 	if (bf_measure(&c, &req, &o, NULL, &res)) {
 		bf_result_free(&res);
+		bf_trace_finish(&c);
 		ret = EXIT_FAIL;
 		goto out;
 	}
@@ -114,7 +112,7 @@ static int do_run(int argc, char **argv)
 			       (unsigned long long)res.info.seed);
 	}
 	ret = bf_run_exit_code(&res);
-	if (finish_trace(&c, &o, &req, &res))
+	if (bf_trace_finish(&c))
 		ret = EXIT_FAIL;
 	bf_result_free(&res);
 out:
@@ -140,8 +138,14 @@ BLKFLOOR_COMMAND(run, "DEV [options]", do_run,
 	"  --fua, --preflush REQ_FUA / REQ_PREFLUSH on every write\n"
 	"  --err-limit N     errors tolerated before the run fails (default 0)\n"
 	"  --ring N          closed intervals the kernel keeps (8..65536)\n"
-	"  --no-own          keep running when this command exits\n"
-	"  --trace FILE      record every interval (blkfloor-trace v1)\n"
+	"  --no-own          keep running if this command dies (then\n"
+	"                    blkfloor attach ID follows it again)\n"
+	"  --trace FILE      record every interval as it arrives (blkfloor-trace\n"
+	"                    v1); checked before the run: a new file with room\n"
+	"  --force           overwrite an existing --trace FILE\n"
+	"  --temp-file FILE  the drive's temperature, read each interval from\n"
+	"                    FILE (millidegrees or degrees C) instead of the\n"
+	"                    path's hwmon sensor (a rig's probe or smartctl)\n"
 	"  --json            print the summary as JSON\n"
 	"  --quiet           no live progress, only the summary\n"
 	"  --yes-destroy-data  required for write, trim and write-zeroes");
@@ -214,7 +218,7 @@ static void json_predictions(struct bf_json *j, const struct bf_report *r)
 		bf_json_obj_open(j, NULL);
 		bf_json_u64(j, "job_bytes", (uint64_t)job_sizes[i]);
 		bf_json_double(j, "seconds", s);
-		bf_json_double(j, "end_mbps", end);
+		bf_json_double(j, "end_MBps", end);
 		bf_json_obj_close(j);
 	}
 	bf_json_arr_close(j);
@@ -277,6 +281,7 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 	struct fill_stats fs = { 0 };
 	struct bf_series ser = { 0 };
 	struct bf_run_result res;
+	struct bf_tracer trace;
 	struct bf_run_req req;
 	struct bf_opts o;
 	struct bf_ctx c;
@@ -290,6 +295,13 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 	opts_defaults(&o);
 	o.op = BLKFLOOR_OP_WRITE;
 	o.percent = 90;
+	/*
+	 * sustain and fill run for hours: not owned unless --own, so that a
+	 * lost SSH session does not end a whole-drive fill half-way (which
+	 * cannot be resumed: the drive's cache is then full); attach follows
+	 * such a run again. A burst is short and stays owned.
+	 */
+	o.no_own = kind != W_BURST;
 	if (kind == W_FILL)
 		allowed = (allowed & ~BF_OPT(SIZE)) | BF_OPT(PERCENT);
 	if (bf_opts_parse(&o, argc, argv, allowed, 1, 1, err, sizeof(err)))
@@ -328,12 +340,17 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 	req.length = len;
 	req.rate_bps = o.rate_bps;
 	req.rate_iops = o.rate_iops;
+	ret = bf_preflight(&c, &o, &req, &trace);
+	if (ret)
+		goto out;
+	c.flat = kind == W_BURST;
 	if (!o.json && !o.quiet)
 		fprintf(stderr, "%s: sequential %s writes at QD%u over %s of %s\n",
 			argv[0], bf_fmt_bs(a, sizeof(a), o.bs), o.qd,
 			bf_fmt_bytes(b, sizeof(b), len), c.dev);
 	if (bf_measure(&c, &req, &o, NULL, &res)) {
 		bf_result_free(&res);
+		bf_trace_finish(&c);
 		ret = EXIT_FAIL;
 		goto out;
 	}
@@ -348,15 +365,7 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 		ret = EXIT_FAIL;
 
 	/* peak for burst: the best interval */
-	double peak = 0;
-
-	for (i = 0; i < res.niv; i++) {
-		const struct bf_iv *iv = &res.iv[i];
-		double dt = (iv->end_ns - iv->start_ns) / 1e9;
-
-		if (iv->have && dt > 0 && iv->bytes / dt > peak)
-			peak = iv->bytes / dt;
-	}
+	double peak = res.peak_bps;
 
 	if (o.json) {
 		struct bf_json j;
@@ -366,17 +375,17 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 		bf_json_obj_open(&j, "run");
 		bf_run_json_summary(&j, &res);
 		bf_json_obj_close(&j);
-		bf_json_double(&j, "peak_mbps", peak / 1e6);
+		bf_json_double(&j, "peak_MBps", peak / 1e6);
 		if (kind == W_FILL) {
 			bf_json_u64(&j, "percent", o.percent);
 			bf_json_double(&j, "chunk_bytes", fs.chunk);
-			bf_json_arr_open(&j, "chunk_mbps");
+			bf_json_arr_open(&j, "chunk_MBps");
 			for (i = 0; i < fs.nrates; i++)
 				bf_json_double(&j, NULL, fs.rates[i]);
 			bf_json_arr_close(&j);
 			bf_json_double(&j, "tail_bytes", fs.tail);
-			bf_json_double(&j, "tail_mbps", fs.tail_mbps);
-			bf_json_double(&j, "mean_mbps", fs.mean_mbps);
+			bf_json_double(&j, "tail_MBps", fs.tail_mbps);
+			bf_json_double(&j, "mean_MBps", fs.mean_mbps);
 		}
 		if (classified) {
 			bf_json_key(&j, "classification");
@@ -416,7 +425,7 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 			       ser.n);
 		}
 	}
-	if (finish_trace(&c, &o, &req, &res))
+	if (bf_trace_finish(&c))
 		ret = EXIT_FAIL;
 	if (classified)
 		bf_report_free(&rep);
@@ -450,10 +459,21 @@ static int do_burst(int argc, char **argv)
 	"  --rate RATE       cap: 50MB/s or 1000iops\n" \
 	"  --interval DUR    statistics interval (default 1s)\n" \
 	"  --data MODE       random (default), zero, verify; --seed N\n" \
-	"  --fua, --preflush, --err-limit N, --ring N, --no-own\n" \
-	"  --trace FILE      record every interval\n" \
+	"  --fua, --preflush, --err-limit N, --ring N\n" \
+	"  --trace FILE      record every interval as it arrives; checked\n" \
+	"                    before the run (a new file, with room); --force\n" \
+	"                    overwrites an existing one\n" \
+	"  --temp-file FILE  temperature from FILE instead of hwmon\n" \
 	"  --json, --quiet\n" \
 	"  --yes-destroy-data  required: this overwrites the device"
+
+/* sustain and fill: hours of writing that a lost session must not end */
+#define UNOWNED_HELP \
+	"  --own             stop the run if this command dies. By default the\n" \
+	"                    run goes on (Ctrl-C still stops it): a fill cut\n" \
+	"                    short by a lost session cannot be resumed, while\n" \
+	"                    blkfloor attach ID follows a run that goes on and\n" \
+	"                    completes its --trace\n"
 
 BLKFLOOR_COMMAND(sustain, "DEV --yes-destroy-data [options]", do_sustain,
 	"The floor test: sequential writes, then the curve's classification.\n"
@@ -462,14 +482,17 @@ BLKFLOOR_COMMAND(sustain, "DEV --yes-destroy-data [options]", do_sustain,
 	"thermal-throttling, ftl-starvation), peak, floor, mean, step time and\n"
 	"cache size, and how long a 100 GB and a 500 GB job would take.\n"
 	"  --size SIZE       bytes to write (default: a third of the device)\n"
+	UNOWNED_HELP
 	WRITE_HELP_OPTS);
 
 BLKFLOOR_COMMAND(fill, "DEV --yes-destroy-data [options]", do_fill,
 	"Fill the device to a percentage: rate per GB written, last 16 GB, overall.\n"
 	"  --percent N       how much of the device to write (default 90)\n"
+	UNOWNED_HELP
 	WRITE_HELP_OPTS);
 
 BLKFLOOR_COMMAND(burst, "DEV --yes-destroy-data [options]", do_burst,
 	"A short sequential write burst: peak and mean rate.\n"
 	"  --size SIZE       bytes to write (default 8GiB, capped to the device)\n"
+	"  --no-own          keep running if this command dies\n"
 	WRITE_HELP_OPTS);

@@ -3,7 +3,7 @@
  * stability: the read-vs-write transport attribution. A sequential read and
  * then a sequential write over the same region of one device; if reads hold
  * steady while writes swing, the fault is in the drive, not the cable or
- * bridge (user/attrib.c decides). With --from-traces, the same verdict on
+ * bridge (user/analysis/attrib.c decides). With --from-traces, the same verdict on
  * two recorded curves, no device needed.
  */
 #include <errno.h>

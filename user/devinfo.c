@@ -13,70 +13,7 @@
 #include <sys/stat.h>
 
 #include "devinfo.h"
-
-/* snprintf whose truncation is acceptable (sysfs paths and names) */
-static void __attribute__((format(printf, 3, 4)))
-fmt(char *buf, size_t len, const char *f, ...)
-{
-	va_list ap;
-
-	va_start(ap, f);
-	vsnprintf(buf, len, f, ap);
-	va_end(ap);
-}
-
-/* Read a one-line sysfs attribute, trimmed; "" if absent. */
-static void read_attr(const char *dir, const char *attr, char *buf,
-		      size_t len)
-{
-	char path[PATH_MAX];
-	size_t n;
-	FILE *f;
-	char *s;
-
-	buf[0] = '\0';
-	fmt(path, sizeof(path), "%s/%s", dir, attr);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	if (!fgets(buf, len, f))
-		buf[0] = '\0';
-	fclose(f);
-	n = strlen(buf);
-	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' ' ||
-		     buf[n - 1] == '\t'))
-		buf[--n] = '\0';
-	for (s = buf; *s == ' '; s++)
-		;
-	memmove(buf, s, strlen(s) + 1);
-}
-
-static int exists(const char *dir, const char *attr)
-{
-	char path[PATH_MAX];
-	struct stat st;
-
-	fmt(path, sizeof(path), "%s/%s", dir, attr);
-	return !stat(path, &st);
-}
-
-/* basename of the target of symlink @dir/@link; "" if none */
-static void link_base(const char *dir, const char *link, char *buf,
-		      size_t len)
-{
-	char path[PATH_MAX], tgt[PATH_MAX];
-	ssize_t n;
-	char *b;
-
-	buf[0] = '\0';
-	fmt(path, sizeof(path), "%s/%s", dir, link);
-	n = readlink(path, tgt, sizeof(tgt) - 1);
-	if (n <= 0)
-		return;
-	tgt[n] = '\0';
-	b = strrchr(tgt, '/');
-	fmt(buf, len, "%s", b ? b + 1 : tgt);
-}
+#include "sysfs.h"
 
 static bool prefix(const char *s, const char *p)
 {
@@ -101,25 +38,6 @@ static int scsi_host(const char *path)
 	return -1;
 }
 
-/* Walk up from @path looking for a USB device directory (has idVendor). */
-static bool usb_dev_dir(const char *sysroot, const char *path, char *out,
-			size_t len)
-{
-	char cur[PATH_MAX];
-	size_t rootlen = strlen(sysroot);
-	char *slash;
-
-	fmt(cur, sizeof(cur), "%s", path);
-	while ((slash = strrchr(cur, '/')) && (size_t)(slash - cur) > rootlen) {
-		*slash = '\0';
-		if (exists(cur, "idVendor")) {
-			fmt(out, len, "%s", cur);
-			return true;
-		}
-	}
-	return false;
-}
-
 /* Driver of the USB interface that holds @path (e.g. "uas"). */
 static void usb_intf_driver(const char *path, char *buf, size_t len)
 {
@@ -127,7 +45,7 @@ static void usb_intf_driver(const char *path, char *buf, size_t len)
 	char *slash;
 
 	buf[0] = '\0';
-	fmt(cur, sizeof(cur), "%s", path);
+	bf_fmt(cur, sizeof(cur), "%s", path);
 	while ((slash = strrchr(cur, '/'))) {
 		*slash = '\0';
 		/* an interface directory: "2-1:1.0" */
@@ -135,8 +53,8 @@ static void usb_intf_driver(const char *path, char *buf, size_t len)
 		    strchr(slash + 1, '.')) {
 			char d[PATH_MAX];
 
-			fmt(d, sizeof(d), "%s/%s", cur, slash + 1);
-			link_base(d, "driver", buf, len);
+			bf_fmt(d, sizeof(d), "%s/%s", cur, slash + 1);
+			bf_sysfs_link_base(d, "driver", buf, len);
 			if (buf[0])
 				return;
 		}
@@ -158,11 +76,11 @@ static void major_name(const char *sysroot, const char *real_dir, char *buf,
 	FILE *f;
 
 	buf[0] = '\0';
-	read_attr(real_dir, "dev", dev, sizeof(dev));
+	bf_sysfs_str(real_dir, "dev", dev, sizeof(dev));
 	if (sscanf(dev, "%u:", &maj) != 1)
 		return;
 	slash = strrchr(sysroot, '/');
-	fmt(path, sizeof(path), "%.*s/proc/devices",
+	bf_fmt(path, sizeof(path), "%.*s/proc/devices",
 	    slash ? (int)(slash - sysroot) : 0, sysroot);
 	f = fopen(path, "r");
 	if (!f)
@@ -172,7 +90,7 @@ static void major_name(const char *sysroot, const char *real_dir, char *buf,
 			block = true;
 		else if (block && sscanf(line, "%u %63s", &m, name) == 2 &&
 			 m == maj) {
-			fmt(buf, len, "%s", name);
+			bf_fmt(buf, len, "%s", name);
 			break;
 		}
 	}
@@ -188,7 +106,7 @@ static void vpd_serial(const char *dev_dir, char *buf, size_t len)
 	FILE *f;
 
 	buf[0] = '\0';
-	fmt(path, sizeof(path), "%s/vpd_pg80", dev_dir);
+	bf_fmt(path, sizeof(path), "%s/vpd_pg80", dev_dir);
 	f = fopen(path, "rb");
 	if (!f)
 		return;
@@ -216,37 +134,37 @@ int bf_devinfo_read(const char *sysroot, const char *name,
 	int host;
 
 	memset(di, 0, sizeof(*di));
-	fmt(di->transport, sizeof(di->transport), "unknown");
-	fmt(di->name, sizeof(di->name), "%s", name);
-	fmt(cls, sizeof(cls), "%s/class/block/%s", sysroot, name);
+	bf_fmt(di->transport, sizeof(di->transport), "unknown");
+	bf_fmt(di->name, sizeof(di->name), "%s", name);
+	bf_fmt(cls, sizeof(cls), "%s/class/block/%s", sysroot, name);
 	if (!realpath(cls, real))
 		return -ENOENT;
 	/* a partition: use its disk */
-	if (exists(real, "partition")) {
+	if (bf_sysfs_exists(real, "partition")) {
 		char *slash = strrchr(real, '/');
 
 		if (slash) {
 			*slash = '\0';
 			slash = strrchr(real, '/');
 			if (slash)
-				fmt(di->name, sizeof(di->name), "%s",
+				bf_fmt(di->name, sizeof(di->name), "%s",
 					 slash + 1);
 		}
 	}
-	fmt(dev, sizeof(dev), "%s/device", real);
-	read_attr(dev, "model", di->model, sizeof(di->model));
-	read_attr(dev, "vendor", di->vendor, sizeof(di->vendor));
+	bf_fmt(dev, sizeof(dev), "%s/device", real);
+	bf_sysfs_str(dev, "model", di->model, sizeof(di->model));
+	bf_sysfs_str(dev, "vendor", di->vendor, sizeof(di->vendor));
 	vpd_serial(dev, di->serial, sizeof(di->serial));
 	if (!di->serial[0])
-		read_attr(dev, "serial", di->serial, sizeof(di->serial));
+		bf_sysfs_str(dev, "serial", di->serial, sizeof(di->serial));
 	if (!di->serial[0])
-		read_attr(real, "serial", di->serial, sizeof(di->serial));
+		bf_sysfs_str(real, "serial", di->serial, sizeof(di->serial));
 
 	host = scsi_host(real);
 	if (host >= 0) {
-		fmt(tmp, sizeof(tmp), "%s/class/scsi_host/host%d", sysroot,
+		bf_fmt(tmp, sizeof(tmp), "%s/class/scsi_host/host%d", sysroot,
 			 host);
-		read_attr(tmp, "proc_name", di->driver, sizeof(di->driver));
+		bf_sysfs_str(tmp, "proc_name", di->driver, sizeof(di->driver));
 		/* hosts without a proc_name (uas on 6.12) read "(null)" */
 		if (!strcmp(di->driver, "(null)"))
 			di->driver[0] = '\0';
@@ -254,53 +172,54 @@ int bf_devinfo_read(const char *sysroot, const char *name,
 	major_name(sysroot, real, major, sizeof(major));
 
 	if (prefix(di->name, "nullb") || !strcmp(major, "nullb")) {
-		fmt(di->transport, sizeof(di->transport), "null_blk");
+		bf_fmt(di->transport, sizeof(di->transport), "null_blk");
 	} else if (strstr(real, "/usb")) {
 		char usb[PATH_MAX];
 
 		if (!di->driver[0])
 			usb_intf_driver(real, di->driver, sizeof(di->driver));
 		if (!strcmp(di->driver, "uas"))
-			fmt(di->transport, sizeof(di->transport), "uas");
+			bf_fmt(di->transport, sizeof(di->transport), "uas");
 		else if (!strcmp(di->driver, "usb-storage"))
-			fmt(di->transport, sizeof(di->transport),
+			bf_fmt(di->transport, sizeof(di->transport),
 				 "usb-storage");
 		else
-			fmt(di->transport, sizeof(di->transport), "usb");
-		if (usb_dev_dir(sysroot, real, usb, sizeof(usb))) {
+			bf_fmt(di->transport, sizeof(di->transport), "usb");
+		if (bf_sysfs_up_to(sysroot, real, "idVendor", usb,
+				   sizeof(usb))) {
 			if (!di->serial[0])
-				read_attr(usb, "serial", di->serial,
-					  sizeof(di->serial));
+				bf_sysfs_str(usb, "serial", di->serial,
+					     sizeof(di->serial));
 			if (!di->model[0])
-				read_attr(usb, "product", di->model,
+				bf_sysfs_str(usb, "product", di->model,
 					  sizeof(di->model));
 			if (!di->vendor[0])
-				read_attr(usb, "manufacturer", di->vendor,
+				bf_sysfs_str(usb, "manufacturer", di->vendor,
 					  sizeof(di->vendor));
 		}
 	} else if (prefix(di->name, "nvme") || strstr(real, "/nvme")) {
-		fmt(di->transport, sizeof(di->transport), "nvme");
+		bf_fmt(di->transport, sizeof(di->transport), "nvme");
 	} else if (!strcmp(major, "virtblk") ||
 		   (prefix(di->name, "vd") && strstr(real, "/virtio"))) {
-		fmt(di->transport, sizeof(di->transport), "virtio_blk");
+		bf_fmt(di->transport, sizeof(di->transport), "virtio_blk");
 	} else if (!strcmp(di->driver, "scsi_debug")) {
-		fmt(di->transport, sizeof(di->transport), "scsi_debug");
+		bf_fmt(di->transport, sizeof(di->transport), "scsi_debug");
 	} else if (strstr(real, "/ata")) {
-		fmt(di->transport, sizeof(di->transport), "sata");
+		bf_fmt(di->transport, sizeof(di->transport), "sata");
 	} else if (prefix(di->name, "loop")) {
-		fmt(di->transport, sizeof(di->transport), "loop");
+		bf_fmt(di->transport, sizeof(di->transport), "loop");
 	} else if (prefix(di->name, "dm-")) {
-		fmt(di->transport, sizeof(di->transport), "device-mapper");
+		bf_fmt(di->transport, sizeof(di->transport), "device-mapper");
 	} else if (prefix(di->name, "md")) {
-		fmt(di->transport, sizeof(di->transport), "md");
+		bf_fmt(di->transport, sizeof(di->transport), "md");
 	} else if (prefix(di->name, "mmcblk")) {
-		fmt(di->transport, sizeof(di->transport), "mmc");
+		bf_fmt(di->transport, sizeof(di->transport), "mmc");
 	} else if (prefix(di->name, "ublkb")) {
-		fmt(di->transport, sizeof(di->transport), "ublk");
+		bf_fmt(di->transport, sizeof(di->transport), "ublk");
 	} else if (strstr(real, "/virtio")) {
-		fmt(di->transport, sizeof(di->transport), "virtio-scsi");
+		bf_fmt(di->transport, sizeof(di->transport), "virtio-scsi");
 	} else if (host >= 0) {
-		fmt(di->transport, sizeof(di->transport), "scsi%s%s",
+		bf_fmt(di->transport, sizeof(di->transport), "scsi%s%s",
 			 di->driver[0] ? ":" : "", di->driver);
 	}
 	return 0;
@@ -312,7 +231,7 @@ void bf_dev_basename(const char *dev, char *buf, size_t len)
 	const char *b;
 
 	if (!realpath(dev, real))
-		fmt(real, sizeof(real), "%s", dev);
+		bf_fmt(real, sizeof(real), "%s", dev);
 	b = strrchr(real, '/');
-	fmt(buf, len, "%s", b ? b + 1 : real);
+	bf_fmt(buf, len, "%s", b ? b + 1 : real);
 }

@@ -3,6 +3,7 @@
  * blkfloor: command dispatcher. Commands register themselves with
  * BLKFLOOR_COMMAND() (see blkfloor.h); this file walks the section.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +115,12 @@ int main(int argc, char **argv)
 		}
 	}
 	ret = c->handler(argc - 1, argv + 1);
+	/* output that did not arrive (a full disk, a closed pipe) is a failure */
+	if ((fflush(stdout) || ferror(stdout)) && ret != EXIT_USAGE) {
+		fprintf(stderr, "blkfloor %s: write error on standard output: %s\n",
+			argv[1], strerror(errno));
+		ret = EXIT_FAIL;
+	}
 	if (ret == EXIT_USAGE) {
 		fputc('\n', stderr);
 		cmd_help(stderr, c);

@@ -70,6 +70,8 @@ static struct nla_policy iv_policy[BLKFLOOR_IV_A_MAX + 1] = {
 	[BLKFLOOR_IV_A_LAT_SUM_NS]	= { .type = NLA_U64 },
 	[BLKFLOOR_IV_A_HIST]		= { .type = NLA_UNSPEC },
 	[BLKFLOOR_IV_A_BYTES_TOTAL]	= { .type = NLA_U64 },
+	[BLKFLOOR_IV_A_INFLIGHT]	= { .type = NLA_U32 },
+	[BLKFLOOR_IV_A_OLDEST_NS]	= { .type = NLA_U64 },
 };
 
 static struct nla_policy caps_policy[BLKFLOOR_CAPS_A_MAX + 1] = {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <linux/blkfloor.h>
 
+#include "classify.h"
 #include "opts.h"
 #include "units.h"
 
@@ -39,6 +40,11 @@ static const struct optdef optdefs[] = {
 	{ "yes-destroy-data", BF_O_YES, false },
 	{ "percent", BF_O_PERCENT, true },
 	{ "min", BF_O_MIN, true },
+	{ "format", BF_O_FORMAT, true },
+	{ "output", BF_O_OUTPUT, true },
+	{ "own", BF_O_OWN, false },
+	{ "force", BF_O_FORCE, false },
+	{ "temp-file", BF_O_TEMP_FILE, true },
 };
 
 static const struct {
@@ -241,10 +247,29 @@ static int apply(struct bf_opts *o, const struct optdef *d, const char *v,
 			       &o->ring, err, len);
 	case BF_O_PERCENT:
 		return set_u32(d->name, v, 1, 100, &o->percent, err, len);
+	case BF_O_FORMAT: {
+		enum bf_format f;
+
+		if (bf_format_parse(v, &f))
+			return bad(err, len, d->name, v,
+				   "expected trace, fio or csv");
+		o->format = f;
+		break;
+	}
+	case BF_O_OUTPUT:
+		if (!*v)
+			return bad(err, len, d->name, v, "empty file name");
+		o->output = v;
+		break;
 	case BF_O_TRACE:
 		if (!*v)
 			return bad(err, len, d->name, v, "empty file name");
 		o->trace = v;
+		break;
+	case BF_O_TEMP_FILE:
+		if (!*v)
+			return bad(err, len, d->name, v, "empty file name");
+		o->temp_file = v;
 		break;
 	case BF_O_FUA:
 		o->fua = true;
@@ -254,6 +279,12 @@ static int apply(struct bf_opts *o, const struct optdef *d, const char *v,
 		break;
 	case BF_O_NO_OWN:
 		o->no_own = true;
+		break;
+	case BF_O_OWN:
+		o->no_own = false;
+		break;
+	case BF_O_FORCE:
+		o->force = true;
 		break;
 	case BF_O_JSON:
 		o->json = true;
@@ -295,6 +326,8 @@ int bf_opts_parse(struct bf_opts *o, int argc, char **argv, uint32_t allowed,
 			only_pos = true;
 			continue;
 		}
+		if (!strcmp(a, "-o") && (allowed & BF_OPT(OUTPUT)))
+			a = "--output";	/* the one short option */
 		if (a[1] != '-') {
 			snprintf(err, errlen, "unknown option '%s'", a);
 			return -EINVAL;
@@ -334,6 +367,10 @@ int bf_opts_parse(struct bf_opts *o, int argc, char **argv, uint32_t allowed,
 		if (ret)
 			return ret;
 		o->set |= 1U << d->id;
+		if ((o->set & BF_OPT(OWN)) && (o->set & BF_OPT(NO_OWN))) {
+			snprintf(err, errlen, "--own and --no-own contradict each other");
+			return -EINVAL;
+		}
 	}
 	if (o->npos < min_pos) {
 		snprintf(err, errlen, "missing argument");

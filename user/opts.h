@@ -15,17 +15,20 @@ enum bf_optid {
 	BF_O_LOOPS, BF_O_RATE, BF_O_INTERVAL, BF_O_DATA, BF_O_SEED, BF_O_FUA,
 	BF_O_PREFLUSH, BF_O_ERR_LIMIT, BF_O_RING, BF_O_NO_OWN, BF_O_TRACE,
 	BF_O_JSON, BF_O_QUIET, BF_O_YES, BF_O_PERCENT, BF_O_MIN,
+	BF_O_FORMAT, BF_O_OUTPUT,
+	BF_O_OWN, BF_O_FORCE, BF_O_TEMP_FILE,
 	BF_O_NR,
 };
 
 #define BF_OPT(x)	(1U << BF_O_##x)
 /* What every command that starts runs accepts. */
 #define BF_OPTS_COMMON	(BF_OPT(INTERVAL) | BF_OPT(RING) | BF_OPT(NO_OWN) | \
+			 BF_OPT(OWN) | BF_OPT(FORCE) | BF_OPT(TEMP_FILE) | \
 			 BF_OPT(TRACE) | BF_OPT(JSON) | BF_OPT(QUIET) | \
 			 BF_OPT(YES) | BF_OPT(FUA) | BF_OPT(PREFLUSH) | \
 			 BF_OPT(ERR_LIMIT) | BF_OPT(SEED) | BF_OPT(DATA))
 
-#define BF_MAX_POS 4
+#define BF_MAX_POS 64
 
 struct bf_opts {
 	uint32_t set;			/* BF_OPT() bits seen */
@@ -48,13 +51,17 @@ struct bf_opts {
 	bool preflush;
 	uint32_t err_limit;
 	uint32_t ring;
-	bool no_own;
+	bool no_own;			/* --no-own; --own clears it */
 	const char *trace;
+	bool force;			/* overwrite an existing --trace */
+	const char *temp_file;		/* temperature instead of hwmon */
 	bool json;
 	bool quiet;
 	bool yes;			/* --yes-destroy-data */
 	uint32_t percent;
 	uint64_t min;
+	uint8_t format;			/* enum bf_format (curve files) */
+	const char *output;		/* -o, --output FILE */
 };
 
 /*

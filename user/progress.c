@@ -25,20 +25,27 @@ void bf_progress_init(struct bf_progress *p, FILE *f, bool quiet,
 	p->total_bytes = total_bytes;
 	p->total_ns = total_ns;
 	p->label = label;
+	bf_eta_init(&p->eta);
 }
 
 void bf_progress_line(char *buf, size_t len, const struct bf_iv *iv,
-		      uint64_t total_bytes, uint64_t total_ns)
+		      uint64_t total_bytes, uint64_t total_ns,
+		      const struct bf_eta *e)
 {
 	char el[BF_FMT_LEN], done[BF_FMT_LEN], tot[BF_FMT_LEN];
 	char cur[BF_FMT_LEN], mean[BF_FMT_LEN], eta[BF_FMT_LEN];
 	double t = iv->end_ns / 1e9, dt = (iv->end_ns - iv->start_ns) / 1e9;
 	double m = t > 0 ? iv->bytes_total / t : 0;
-	double left = -1;
+	double left = -2;	/* -2: no ETA to show, -1: not known yet */
 
-	if (total_bytes && m > 0)
-		left = total_bytes > iv->bytes_total ?
-		       (total_bytes - iv->bytes_total) / m : 0;
+	/*
+	 * A byte-limited run ends when its bytes are written: at the recent
+	 * rate, not the mean so far (after a cache cliff the mean is off by
+	 * hours). A time-limited run ends at its time.
+	 */
+	if (total_bytes)
+		left = bf_eta_seconds(e, total_bytes > iv->bytes_total ?
+					 (double)(total_bytes - iv->bytes_total) : 0);
 	else if (total_ns)
 		left = total_ns > iv->end_ns ? (total_ns - iv->end_ns) / 1e9 : 0;
 	bf_fmt_duration(el, sizeof(el), t);
@@ -52,21 +59,26 @@ void bf_progress_line(char *buf, size_t len, const struct bf_iv *iv,
 		bf_fmt_duration(eta, sizeof(eta), left);
 	else if (left >= 0)
 		snprintf(eta, sizeof(eta), "<1 s");
+	else
+		snprintf(eta, sizeof(eta), "unknown");
 	snprintf(buf, len, "%8s  %s%s%s  %s  mean %s%s%s", el, done,
 		 total_bytes ? " / " : "", total_bytes ? tot : "", cur, mean,
-		 left >= 0 ? "  ETA " : "", left >= 0 ? eta : "");
+		 left > -2 ? "  ETA " : "", left > -2 ? eta : "");
 }
 
 void bf_progress_iv(struct bf_progress *p, const struct bf_iv *iv)
 {
 	char line[256];
 
+	bf_eta_add(&p->eta, (iv->end_ns - iv->start_ns) / 1e9,
+		   (double)iv->bytes);
 	if (p->quiet)
 		return;
 	p->count++;
 	if (!p->tty && p->count % p->every)
 		return;
-	bf_progress_line(line, sizeof(line), iv, p->total_bytes, p->total_ns);
+	bf_progress_line(line, sizeof(line), iv, p->total_bytes, p->total_ns,
+			 &p->eta);
 	if (p->tty) {
 		fprintf(p->f, "\r%s%s%s\033[K", p->label ? p->label : "",
 			p->label ? "  " : "", line);

@@ -36,27 +36,12 @@ static double clampd(double v, double lo, double hi)
 
 void bf_run_lat(const struct bf_run_result *res, struct bf_lat *l)
 {
-	uint64_t ios = 0, sum = 0;
-	bool first = true;
-	size_t i;
-
 	memset(l, 0, sizeof(*l));
-	for (i = 0; i < res->niv; i++) {
-		const struct bf_iv *iv = &res->iv[i];
-
-		if (!iv->have || !iv->ios)
-			continue;
-		if (first || iv->lat_min < l->min)
-			l->min = iv->lat_min;
-		if (iv->lat_max > l->max)
-			l->max = iv->lat_max;
-		first = false;
-		ios += iv->ios;
-		sum += iv->lat_sum;
-	}
-	if (!ios)
+	if (!res->lat_ios)
 		return;
-	l->mean = (double)sum / ios;
+	l->min = res->lat_min;
+	l->max = res->lat_max;
+	l->mean = (double)res->lat_sum / res->lat_ios;
 	l->p50 = clampd(bf_hist_percentile(&res->hist, 50), l->min, l->max);
 	l->p99 = clampd(bf_hist_percentile(&res->hist, 99), l->min, l->max);
 	l->p999 = clampd(bf_hist_percentile(&res->hist, 99.9), l->min, l->max);
@@ -202,7 +187,7 @@ int bf_run_write_trace(const char *path, struct bf_nl *nl,
 	const struct bf_run_info *ri = &res->info;
 	struct bf_trace_meta m = { 0 };
 	struct bf_devinfo di;
-	char name[64], modver[64];
+	char name[64], modver[64], line[BF_TRACE_LINE_MAX];
 	struct utsname u;
 	size_t i;
 	FILE *f;
@@ -222,6 +207,7 @@ int bf_run_write_trace(const char *path, struct bf_nl *nl,
 		return ret;
 	}
 	m.device = req->dev;
+	m.run_id = ri->id;
 	m.size_bytes = dev_size;
 	m.model = di.vendor[0] && di.model[0] ? NULL : di.model;
 	m.serial = di.serial;
@@ -249,9 +235,25 @@ int bf_run_write_trace(const char *path, struct bf_nl *nl,
 		}
 		bf_trace_write_header(f, &m);
 	}
-	for (i = 0; i < res->niv; i++)
-		if (res->iv[i].have)
+	for (i = res->first; i < res->niv; i++) {
+		size_t j = i;
+
+		if (res->iv[i].have) {
 			bf_trace_write_iv(f, &res->iv[i]);
+			continue;
+		}
+		/* intervals never received: a gap, not a join */
+		while (j + 1 < res->niv && !res->iv[j + 1].have)
+			j++;
+		bf_trace_fmt_gap(line, sizeof(line), (uint32_t)i, (uint32_t)j);
+		fputs(line, f);
+		i = j;
+	}
+	if (ri->intervals > res->niv) {
+		bf_trace_fmt_gap(line, sizeof(line), (uint32_t)res->niv,
+				 ri->intervals - 1);
+		fputs(line, f);
+	}
 	bf_trace_write_end(f, bf_state_name(ri->state), ri->err,
 			   bf_result_missing(res));
 	if (fclose(f)) {

@@ -12,10 +12,12 @@
 #include <stdio.h>
 #include <linux/blkfloor.h>
 
+#include "eta.h"
 #include "hist.h"
 #include "json.h"
 #include "nl.h"
 #include "opts.h"
+#include "pathinfo.h"
 
 struct bf_run_req {
 	const char *dev;
@@ -23,6 +25,7 @@ struct bf_run_req {
 	uint32_t bs, qd, loops, ring, flags, err_limit;
 	uint64_t seed, offset, length, max_bytes, max_time_ns;
 	uint64_t rate_bps, rate_iops, interval_ns;
+	const char *temp_file;	/* read instead of the hwmon sensor */
 };
 
 /* One closed interval; latencies in ns. */
@@ -32,7 +35,11 @@ struct bf_iv {
 	uint64_t start_ns, end_ns, bytes, ios, errors, bytes_total;
 	uint64_t err[__BLKFLOOR_ERR_MAX];
 	uint64_t lat_min, lat_max, lat_sum;
+	uint32_t inflight;	/* I/Os in flight at the end */
+	uint64_t oldest_ns;	/* age of the oldest of them at the end */
 	double p50, p99, p999;
+	bool have_path;		/* sampled live: the path figures below */
+	struct bf_pathiv path;
 };
 
 /* A run as RUN_GET / RUN_END_NTF describe it. */
@@ -49,15 +56,29 @@ struct bf_run_info {
 	unsigned int nmis;
 };
 
+/*
+ * What the CLI received of a run. Intervals arrive in index order (the
+ * engine fetches what the multicast stream lost from the kernel's ring, and
+ * records as lost what the ring no longer held); the aggregates below are
+ * kept for every run, the intervals themselves only with @keep_iv (the
+ * commands that analyse the curve), so that a long run's memory is flat.
+ */
 struct bf_run_result {
 	struct bf_run_info info;
+	bool keep_iv;		/* store every interval in @iv */
 	struct bf_iv *iv;	/* indexed by interval index */
 	size_t niv;		/* highest index + 1 */
 	size_t cap;
-	uint32_t next;		/* first index not yet received */
+	uint32_t first;		/* first index this command asked for */
+	uint32_t next;		/* first index not yet received or lost */
+	uint64_t received;	/* intervals received */
+	uint64_t lost;		/* intervals the ring no longer held */
 	struct bf_hist hist;	/* sum over received intervals */
 	uint64_t err_class[__BLKFLOOR_ERR_MAX];
+	uint64_t lat_ios, lat_sum, lat_min, lat_max;	/* ns */
+	double peak_bps;	/* best interval */
 	bool interrupted;	/* SIGINT/SIGTERM stopped it */
+	bool detached;		/* attach: left a run that goes on */
 	bool ended;
 };
 
@@ -76,6 +97,7 @@ struct bf_progress {
 	unsigned int every, count;
 	uint64_t total_bytes, total_ns;
 	const char *label;
+	struct bf_eta eta;	/* the recent rate, for the ETA */
 };
 
 void bf_progress_init(struct bf_progress *p, FILE *f, bool quiet,
@@ -83,9 +105,18 @@ void bf_progress_init(struct bf_progress *p, FILE *f, bool quiet,
 		      uint64_t total_ns, const char *label);
 void bf_progress_iv(struct bf_progress *p, const struct bf_iv *iv);
 void bf_progress_end(struct bf_progress *p);
-/* The progress line itself (pure, for tests). */
+/*
+ * The progress line itself (pure, for tests): elapsed, bytes done (of
+ * @total_bytes), the interval's rate, the mean, and the ETA: from the
+ * recent rate in @e for a byte-limited run ("unknown" while that rate is
+ * not stable), from @total_ns for a time-limited one.
+ */
 void bf_progress_line(char *buf, size_t len, const struct bf_iv *iv,
-		      uint64_t total_bytes, uint64_t total_ns);
+		      uint64_t total_bytes, uint64_t total_ns,
+		      const struct bf_eta *e);
+
+/* RUN_GET of one run. 0 or a negative errno. */
+int bf_run_get(struct bf_nl *nl, uint32_t id, struct bf_run_info *ri);
 
 /* Parsers of replies. */
 int bf_run_info_parse(const struct bf_nl_msg *m, struct bf_run_info *ri);
@@ -93,22 +124,42 @@ int bf_iv_parse(const struct nlattr *nest, struct bf_iv *iv,
 		struct bf_hist *scratch);
 int bf_caps_get(struct bf_nl *nl, const char *dev, struct bf_caps *c);
 
-/* Store an interval in @res (deduplicated); returns 1 if new, 0, -ENOMEM. */
+/*
+ * Add interval @iv, which must be res->next (the engine orders them):
+ * aggregates, and the interval itself with keep_iv. 0 or -ENOMEM.
+ */
 int bf_result_add_iv(struct bf_run_result *res, const struct bf_iv *iv,
 		     const struct bf_hist *h);
+/* keep_iv is set: every interval is stored unless the caller clears it. */
 void bf_result_init(struct bf_run_result *res);
 void bf_result_free(struct bf_run_result *res);
-/* Intervals the kernel closed that we do not have. */
+/* Intervals the kernel closed (from res->first on) that we do not have. */
 uint32_t bf_result_missing(const struct bf_run_result *res);
+
+struct bf_tracer;
 
 /*
  * Start a run, show progress, wait for its end (stopping it on SIGINT or
- * SIGTERM), fetch intervals the multicast stream lost. Returns 0 when the
- * run ended (in any state: check res->info.state), or a negative errno when
- * it could not be started or followed (message printed).
+ * SIGTERM), fetch intervals the multicast stream lost. Every interval goes
+ * to the trace @t (if not NULL) as it arrives, lost ones as gaps, and the
+ * trailer at the end. Returns 0 when the run ended (in any state: check
+ * res->info.state), or a negative errno when it could not be started or
+ * followed (message printed).
  */
 int bf_run_exec(struct bf_nl *nl, const struct bf_run_req *req,
-		struct bf_progress *p, struct bf_run_result *res);
+		struct bf_progress *p, struct bf_run_result *res,
+		struct bf_tracer *t);
+
+/*
+ * Follow run @id that is already running (or has ended), from interval
+ * @from on: what the kernel's ring still holds first, then the multicast
+ * stream (with @stream) until the run ends. SIGINT/SIGTERM detach
+ * (res->detached) and leave the run alone. Returns 0 when the run ended
+ * or was left, or a negative errno (message printed).
+ */
+int bf_run_follow(struct bf_nl *nl, uint32_t id, uint32_t from, bool stream,
+		  struct bf_progress *p, struct bf_run_result *res,
+		  struct bf_tracer *t);
 
 /* Latency over a whole run (ns), from the summed histogram. */
 struct bf_lat {

@@ -18,11 +18,13 @@
 #include "devinfo.h"
 #include "run.h"
 #include "trace.h"
+#include "traceout.h"
 #include "units.h"
 
 void bf_result_init(struct bf_run_result *res)
 {
 	memset(res, 0, sizeof(*res));
+	res->keep_iv = true;
 }
 
 void bf_result_free(struct bf_run_result *res)
@@ -32,11 +34,8 @@ void bf_result_free(struct bf_run_result *res)
 	res->niv = res->cap = 0;
 }
 
-int bf_result_add_iv(struct bf_run_result *res, const struct bf_iv *iv,
-		     const struct bf_hist *h)
+static int keep_iv(struct bf_run_result *res, const struct bf_iv *iv)
 {
-	size_t i;
-
 	if (iv->index >= res->cap) {
 		size_t cap = res->cap ? res->cap : 64;
 		struct bf_iv *n;
@@ -50,29 +49,47 @@ int bf_result_add_iv(struct bf_run_result *res, const struct bf_iv *iv,
 		res->iv = n;
 		res->cap = cap;
 	}
-	if (res->iv[iv->index].have)
-		return 0;
 	res->iv[iv->index] = *iv;
 	res->iv[iv->index].have = true;
 	if (iv->index >= res->niv)
 		res->niv = iv->index + 1;
+	return 0;
+}
+
+int bf_result_add_iv(struct bf_run_result *res, const struct bf_iv *iv,
+		     const struct bf_hist *h)
+{
+	double dt = (iv->end_ns - iv->start_ns) / 1e9;
+	size_t i;
+
+	if (res->keep_iv && keep_iv(res, iv))
+		return -ENOMEM;
 	if (h)
 		bf_hist_merge(&res->hist, h);
 	for (i = 0; i < __BLKFLOOR_ERR_MAX; i++)
 		res->err_class[i] += iv->err[i];
-	while (res->next < res->niv && res->iv[res->next].have)
-		res->next++;
-	return 1;
+	if (iv->ios) {
+		if (!res->lat_ios || iv->lat_min < res->lat_min)
+			res->lat_min = iv->lat_min;
+		if (iv->lat_max > res->lat_max)
+			res->lat_max = iv->lat_max;
+		res->lat_ios += iv->ios;
+		res->lat_sum += iv->lat_sum;
+	}
+	if (dt > 0 && iv->bytes / dt > res->peak_bps)
+		res->peak_bps = iv->bytes / dt;
+	res->received++;
+	res->next = iv->index + 1;
+	return 0;
 }
 
 uint32_t bf_result_missing(const struct bf_run_result *res)
 {
-	uint32_t have = 0;
-	size_t i;
+	uint64_t m = res->lost;
 
-	for (i = 0; i < res->niv; i++)
-		have += res->iv[i].have;
-	return res->info.intervals > have ? res->info.intervals - have : 0;
+	if (res->info.intervals > res->next)
+		m += res->info.intervals - res->next;
+	return m > UINT32_MAX ? UINT32_MAX : (uint32_t)m;
 }
 
 int bf_run_info_parse(const struct bf_nl_msg *m, struct bf_run_info *ri)
@@ -155,6 +172,9 @@ int bf_iv_parse(const struct nlattr *nest, struct bf_iv *iv,
 	iv->lat_max = bf_nla_u64(tb[BLKFLOOR_IV_A_LAT_MAX_NS], 0);
 	iv->lat_sum = bf_nla_u64(tb[BLKFLOOR_IV_A_LAT_SUM_NS], 0);
 	iv->bytes_total = bf_nla_u64(tb[BLKFLOOR_IV_A_BYTES_TOTAL], 0);
+	iv->inflight = tb[BLKFLOOR_IV_A_INFLIGHT] ?
+		       nla_get_u32(tb[BLKFLOOR_IV_A_INFLIGHT]) : 0;
+	iv->oldest_ns = bf_nla_u64(tb[BLKFLOOR_IV_A_OLDEST_NS], 0);
 	if (tb[BLKFLOOR_IV_A_ERRORS]) {
 		nla_for_each_nested(a, tb[BLKFLOOR_IV_A_ERRORS], rem) {
 			i = nla_type(a) - 1;
@@ -299,31 +319,160 @@ static int put_req(struct nl_msg *msg, const struct bf_run_req *r)
 
 /* Following one run. */
 struct exec {
+	struct bf_nl *nl;
 	struct bf_run_result *res;
 	struct bf_progress *p;
+	struct bf_tracer *t;
 	uint32_t id;
-	bool gap;
-	struct bf_hist scratch;
+	bool gap;		/* the stream lost something: ask the ring */
+	bool in_fetch;
+	struct bf_hist scratch;	/* the live interval's histogram */
+	struct bf_hist dscratch;	/* a dumped interval's */
+	struct bf_pathmon pm;	/* the device's path, followed live */
+	bool have_pm;
+	bool pm_sampled;	/* pm_index is the last interval sampled */
+	uint32_t pm_index;
 };
+
+/*
+ * Follow the path of @dev while the run goes on: the baseline sample is
+ * taken now, before the run starts.
+ */
+static void path_open(struct exec *x, const char *dev, const char *temp_file)
+{
+	char name[64];
+
+	bf_dev_basename(dev, name, sizeof(name));
+	x->have_pm = !bf_pathmon_init(&x->pm, name, temp_file);
+	if (x->have_pm)
+		bf_pathmon_start(&x->pm);
+	if (x->have_pm && x->t)
+		x->t->pm = &x->pm;
+}
+
+static void path_close(struct exec *x)
+{
+	if (x->t)
+		x->t->pm = NULL;
+	if (x->have_pm)
+		bf_pathmon_free(&x->pm);
+	x->have_pm = false;
+}
+
+/*
+ * The path figures of live interval @iv: the counters since the sample
+ * taken with the interval before it. After a hole the sample only restarts
+ * the count (it spans several intervals).
+ */
+static void path_sample(struct exec *x, struct bf_iv *iv)
+{
+	bool next = x->pm_sampled ? iv->index == x->pm_index + 1 :
+		    iv->index == 0;
+
+	bf_pathmon_sample(&x->pm, iv->ios, &iv->path);
+	iv->have_path = next;
+	x->pm_sampled = true;
+	x->pm_index = iv->index;
+}
+
+static void path_event(void *arg, enum bf_event_kind kind, uint64_t mono_ns,
+		       const char *msg, int len)
+{
+	struct exec *x = arg;
+	struct timespec rt, mt;
+	double t;
+
+	/* kernel-log stamps are CLOCK_MONOTONIC; the run's start, REALTIME */
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mt);
+	t = ((double)mono_ns - (mt.tv_sec * 1e9 + mt.tv_nsec) +
+	     (rt.tv_sec * 1e9 + rt.tv_nsec) -
+	     (double)x->res->info.start_time_ns) / 1e9;
+	if (x->t)
+		bf_tracer_event(x->t, t, bf_event_name(kind), msg, len);
+	if (x->p && !x->p->quiet) {
+		if (x->p->open_line)
+			fputc('\n', x->p->f);
+		x->p->open_line = false;
+		fprintf(x->p->f, "blkfloor: %.1f s into the run: %s: %.*s\n", t,
+			bf_event_name(kind), len > 200 ? 200 : len, msg);
+	}
+}
 
 static int info_cb(const struct bf_nl_msg *m, void *arg)
 {
 	return bf_run_info_parse(m, arg);
 }
 
-static int store_iv(struct exec *x, const struct nlattr *nest, bool live)
+/* Intervals from res->next up to (not including) @upto are lost. */
+static void lose(struct exec *x, uint32_t upto)
 {
-	struct bf_iv iv;
+	struct bf_run_result *res = x->res;
+
+	if (upto <= res->next)
+		return;
+	res->lost += upto - res->next;
+	if (x->t)
+		bf_tracer_gap(x->t, res->next, upto - 1);
+	res->next = upto;
+}
+
+static int fetch_missing(struct exec *x);
+
+static int take(struct exec *x, const struct bf_iv *iv,
+		const struct bf_hist *h)
+{
+	int ret = bf_result_add_iv(x->res, iv, h);
+
+	if (ret)
+		return ret;
+	if (x->t)
+		bf_tracer_iv(x->t, iv);
+	if (x->p)
+		bf_progress_iv(x->p, iv);
+	return 0;
+}
+
+/*
+ * Take interval @iv in index order: an older one is a duplicate; a later
+ * one means the stream lost some, which the ring may still hold (fetched
+ * first), and what it does not is recorded as a gap, never joined.
+ */
+static int deliver(struct exec *x, const struct bf_iv *iv,
+		   const struct bf_hist *h, bool live)
+{
+	struct bf_run_result *res = x->res;
 	int ret;
 
-	if (bf_iv_parse(nest, &iv, &x->scratch))
+	if (iv->index < res->next)
+		return 0;
+	if (iv->index > res->next) {
+		if (live && !x->in_fetch) {
+			ret = fetch_missing(x);
+			if (ret == -ENOMEM)
+				return ret;
+			if (iv->index < res->next)
+				return 0;
+		}
+		lose(x, iv->index);
+	}
+	if (live && x->have_pm) {
+		struct bf_iv piv = *iv;
+
+		path_sample(x, &piv);
+		return take(x, &piv, h);
+	}
+	return take(x, iv, h);
+}
+
+static int store_iv(struct exec *x, const struct nlattr *nest, bool live)
+{
+	struct bf_hist *h = live ? &x->scratch : &x->dscratch;
+	struct bf_iv iv;
+
+	if (bf_iv_parse(nest, &iv, h))
 		return 0;	/* malformed: skip, the dump may have it */
-	if (live && iv.index > x->res->next)
-		x->gap = true;
-	ret = bf_result_add_iv(x->res, &iv, &x->scratch);
-	if (ret == 1 && live && x->p)
-		bf_progress_iv(x->p, &iv);
-	return ret < 0 ? ret : 0;
+	return deliver(x, &iv, h, live);
 }
 
 static int event_cb(const struct bf_nl_msg *m, void *arg)
@@ -352,9 +501,10 @@ static int dump_iv_cb(const struct bf_nl_msg *m, void *arg)
 }
 
 /* Fetch intervals from x->res->next on out of the kernel's ring. */
-static int fetch_missing(struct bf_nl *nl, struct exec *x)
+static int fetch_missing(struct exec *x)
 {
-	struct nl_msg *msg = bf_nl_msg(nl, BLKFLOOR_CMD_INTERVAL_GET, true);
+	struct nl_msg *msg = bf_nl_msg(x->nl, BLKFLOOR_CMD_INTERVAL_GET, true);
+	int ret;
 
 	if (!msg || nla_put_u32(msg, BLKFLOOR_A_RUN_ID, x->id) < 0 ||
 	    nla_put_u32(msg, BLKFLOOR_A_FROM_INDEX, x->res->next) < 0) {
@@ -362,10 +512,13 @@ static int fetch_missing(struct bf_nl *nl, struct exec *x)
 		return -ENOMEM;
 	}
 	x->gap = false;
-	return bf_nl_request(nl, msg, dump_iv_cb, x);
+	x->in_fetch = true;
+	ret = bf_nl_request(x->nl, msg, dump_iv_cb, x);
+	x->in_fetch = false;
+	return ret;
 }
 
-static int run_get(struct bf_nl *nl, uint32_t id, struct bf_run_info *ri)
+int bf_run_get(struct bf_nl *nl, uint32_t id, struct bf_run_info *ri)
 {
 	struct nl_msg *msg = bf_nl_msg(nl, BLKFLOOR_CMD_RUN_GET, false);
 
@@ -411,66 +564,59 @@ static int start_cb(const struct bf_nl_msg *m, void *arg)
 	return ret;
 }
 
-int bf_run_exec(struct bf_nl *nl, const struct bf_run_req *req,
-		struct bf_progress *p, struct bf_run_result *res)
-{
-	struct exec *x;
+/* Signals (as a signalfd) and the events group, before anything starts. */
+struct watch {
 	struct bf_nl_events ev;
-	struct start_arg sa;
-	sigset_t mask, old;
-	struct nl_msg *msg;
-	double last_poll, stop_deadline = 0;
-	bool stopping = false;
-	int sfd, ret;
+	sigset_t old;
+	int sfd;
+};
 
-	x = calloc(1, sizeof(*x));
-	if (!x)
-		return -ENOMEM;
-	x->res = res;
-	x->p = p;
+static int watch_open(struct bf_nl *nl, struct exec *x, struct watch *w)
+{
+	sigset_t mask;
+	int ret;
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
-	sigprocmask(SIG_BLOCK, &mask, &old);
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0) {
+	sigprocmask(SIG_BLOCK, &mask, &w->old);
+	w->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (w->sfd < 0) {
 		ret = -errno;
-		goto out_mask;
+		sigprocmask(SIG_SETMASK, &w->old, NULL);
+		return ret;
 	}
-
 	/* Subscribe first so that no interval is missed. */
-	ret = bf_nl_events_open(nl, &ev, event_cb, x);
-	if (ret)
-		goto out_sfd;
+	ret = bf_nl_events_open(nl, &w->ev, event_cb, x);
+	if (ret) {
+		close(w->sfd);
+		sigprocmask(SIG_SETMASK, &w->old, NULL);
+	}
+	return ret;
+}
 
-	msg = bf_nl_msg(nl, BLKFLOOR_CMD_RUN_START, false);
-	if (!msg) {
-		ret = -ENOMEM;
-		goto out_ev;
-	}
-	ret = put_req(msg, req);
-	if (ret) {
-		nlmsg_free(msg);
-		goto out_ev;
-	}
-	sa.ri = &res->info;
-	sa.got = false;
-	ret = bf_nl_request(nl, msg, start_cb, &sa);
-	if (!ret && !sa.got)
-		ret = -EPROTO;
-	if (ret) {
-		fprintf(stderr, "blkfloor: %s: cannot start the run: %s\n",
-			req->dev, strerror(-ret));
-		goto out_ev;
-	}
-	x->id = res->info.id;
-	last_poll = now_s();
+static void watch_close(struct watch *w)
+{
+	bf_nl_events_close(&w->ev);
+	close(w->sfd);
+	sigprocmask(SIG_SETMASK, &w->old, NULL);
+}
+
+/*
+ * Wait for the end of run x->id, taking its intervals. A signal stops the
+ * run (@stop_on_signal; a second one gives up waiting) or detaches.
+ */
+static int follow_loop(struct exec *x, struct watch *w, bool stop_on_signal)
+{
+	struct bf_run_result *res = x->res;
+	double last_poll = now_s(), stop_deadline = 0;
+	bool stopping = false;
+	int ret = 0;
 
 	while (!res->ended) {
 		struct pollfd pfd[2] = {
-			{ .fd = bf_nl_events_fd(&ev), .events = POLLIN },
-			{ .fd = sfd, .events = POLLIN },
+			{ .fd = bf_nl_events_fd(&w->ev), .events = POLLIN },
+			{ .fd = w->sfd, .events = POLLIN },
 		};
 		int n = poll(pfd, 2, 250);
 
@@ -481,8 +627,14 @@ int bf_run_exec(struct bf_nl *nl, const struct bf_run_req *req,
 		if (n > 0 && (pfd[1].revents & POLLIN)) {
 			struct signalfd_siginfo si;
 
-			while (read(sfd, &si, sizeof(si)) == sizeof(si))
+			while (read(w->sfd, &si, sizeof(si)) == sizeof(si))
 				;
+			if (x->p)
+				bf_progress_end(x->p);
+			if (!stop_on_signal) {
+				res->detached = true;
+				break;
+			}
 			if (stopping) {
 				fprintf(stderr, "blkfloor: not waiting for run %u to stop\n",
 					x->id);
@@ -491,14 +643,12 @@ int bf_run_exec(struct bf_nl *nl, const struct bf_run_req *req,
 			stopping = true;
 			res->interrupted = true;
 			stop_deadline = now_s() + 30;
-			if (p)
-				bf_progress_end(p);
 			fprintf(stderr, "blkfloor: interrupted, stopping run %u\n",
 				x->id);
-			run_stop(nl, x->id);
+			run_stop(x->nl, x->id);
 		}
 		if (n > 0 && (pfd[0].revents & POLLIN)) {
-			ret = bf_nl_events_read(&ev);
+			ret = bf_nl_events_read(&w->ev);
 			if (ret == -ENOBUFS)
 				x->gap = true;
 			else if (ret < 0)
@@ -506,12 +656,14 @@ int bf_run_exec(struct bf_nl *nl, const struct bf_run_req *req,
 			ret = 0;
 		}
 		if (x->gap && !res->ended)
-			fetch_missing(nl, x);
+			fetch_missing(x);
+		if (x->have_pm)
+			bf_pathmon_events(&x->pm, path_event, x);
 		if (!res->ended && now_s() - last_poll >= 2) {
 			struct bf_run_info ri;
 
 			last_poll = now_s();
-			if (!run_get(nl, x->id, &ri) &&
+			if (!bf_run_get(x->nl, x->id, &ri) &&
 			    ri.state != BLKFLOOR_STATE_RUNNING) {
 				/* the end notification was lost */
 				res->info = ri;
@@ -524,20 +676,135 @@ int bf_run_exec(struct bf_nl *nl, const struct bf_run_req *req,
 			break;
 		}
 	}
-	/* Whatever the stream missed is still in the ring. */
-	if (res->info.intervals > res->next || bf_result_missing(res))
-		fetch_missing(nl, x);
-	if (p)
-		bf_progress_end(p);
+	return ret;
+}
+
+/* After the loop: what the ring still holds, the rest is lost; trailer. */
+static void follow_end(struct exec *x)
+{
+	struct bf_run_result *res = x->res;
+
+	if (res->info.intervals > res->next)
+		fetch_missing(x);
+	if (x->have_pm)
+		bf_pathmon_events(&x->pm, path_event, x);
+	if (res->ended) {
+		lose(x, res->info.intervals);
+		if (x->t)
+			bf_tracer_end(x->t, &res->info, (uint32_t)res->lost);
+	}
+	if (x->p)
+		bf_progress_end(x->p);
+}
+
+int bf_run_exec(struct bf_nl *nl, const struct bf_run_req *req,
+		struct bf_progress *p, struct bf_run_result *res,
+		struct bf_tracer *t)
+{
+	struct start_arg sa;
+	struct nl_msg *msg;
+	struct watch w;
+	struct exec *x;
+	int ret;
+
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	x->nl = nl;
+	x->res = res;
+	x->p = p;
+	x->t = t;
+	ret = watch_open(nl, x, &w);
+	if (ret)
+		goto out_free;
+	path_open(x, req->dev, req->temp_file);
+
+	msg = bf_nl_msg(nl, BLKFLOOR_CMD_RUN_START, false);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto out_watch;
+	}
+	ret = put_req(msg, req);
+	if (ret) {
+		nlmsg_free(msg);
+		goto out_watch;
+	}
+	sa.ri = &res->info;
+	sa.got = false;
+	ret = bf_nl_request(nl, msg, start_cb, &sa);
+	if (!ret && !sa.got)
+		ret = -EPROTO;
+	if (ret) {
+		fprintf(stderr, "blkfloor: %s: cannot start the run: %s\n",
+			req->dev, strerror(-ret));
+		goto out_watch;
+	}
+	x->id = res->info.id;
+	if (t)
+		bf_tracer_start(t, nl, &res->info);
+	if (!(req->flags & BLKFLOOR_F_OWNER) && !(p && p->quiet))
+		fprintf(stderr, "blkfloor: run %u is not owned: it goes on if this command dies (blkfloor attach %u follows it again, blkfloor stop %u ends it)\n",
+			x->id, x->id, x->id);
+
+	ret = follow_loop(x, &w, true);
+	follow_end(x);
 	if (!res->ended && !ret)
 		ret = -ETIMEDOUT;
+out_watch:
+	path_close(x);
+	watch_close(&w);
+out_free:
+	free(x);
+	return ret;
+}
 
-out_ev:
-	bf_nl_events_close(&ev);
-out_sfd:
-	close(sfd);
-out_mask:
-	sigprocmask(SIG_SETMASK, &old, NULL);
+int bf_run_follow(struct bf_nl *nl, uint32_t id, uint32_t from, bool stream,
+		  struct bf_progress *p, struct bf_run_result *res,
+		  struct bf_tracer *t)
+{
+	struct watch w;
+	struct exec *x;
+	int ret;
+
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	x->nl = nl;
+	x->res = res;
+	x->p = p;
+	x->t = t;
+	x->id = id;
+	res->first = res->next = from;
+	ret = watch_open(nl, x, &w);
+	if (ret)
+		goto out_free;
+	ret = bf_run_get(nl, id, &res->info);
+	if (ret) {
+		fprintf(stderr, "blkfloor: run %u: %s\n", id, strerror(-ret));
+		goto out_watch;
+	}
+	if (res->info.state != BLKFLOOR_STATE_RUNNING)
+		res->ended = true;
+	if (stream && !res->ended)
+		path_open(x, res->info.dev, NULL);
+	if (t)
+		bf_tracer_start(t, nl, &res->info);
+	/* what the ring holds; older intervals are gaps */
+	ret = fetch_missing(x);
+	if (ret) {
+		fprintf(stderr, "blkfloor: run %u: cannot read its intervals: %s\n",
+			id, strerror(-ret));
+		goto out_watch;
+	}
+	if (stream)
+		ret = follow_loop(x, &w, false);
+	else if (!res->ended)
+		res->detached = true;
+	follow_end(x);
+out_watch:
+	path_close(x);
+	watch_close(&w);
+out_free:
 	free(x);
 	return ret;
 }

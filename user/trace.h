@@ -7,8 +7,15 @@
  *   index,start_s,end_s,bytes,ios,errors,MBps,lat_min_us,lat_mean_us,
  *     lat_p50_us,lat_p99_us,lat_p999_us,lat_max_us,bytes_total   (one line)
  *   one CSV line per interval (seconds since run start, 6 decimals;
- *   latencies in microseconds, 3 decimals; an empty interval has 0)
- *   # state: done|stopped|failed, # errno: N, # dropped: N  (at the end)
+ *   latencies in microseconds, 3 decimals; an empty interval has 0),
+ *   in index order, each appended as it arrives
+ *   # gap: FIRST-LAST       (intervals FIRST..LAST, inclusive, are not in
+ *                            this trace: the kernel's ring no longer held
+ *                            them; the curve is not joined across a gap)
+ *   # state: done|stopped|failed, # errno: N, # dropped: N  (at the end;
+ *   dropped counts the intervals of the gaps. A trace without them is
+ *   incomplete: its writer died or lost its disk; blkfloor attach or
+ *   dump completes it)
  */
 #ifndef BLKFLOOR_TRACE_H
 #define BLKFLOOR_TRACE_H
@@ -21,10 +28,13 @@
 #define BF_TRACE_MAGIC	"# blkfloor-trace v1"
 #define BF_TRACE_HEADER	"index,start_s,end_s,bytes,ios,errors,MBps," \
 			"lat_min_us,lat_mean_us,lat_p50_us,lat_p99_us," \
-			"lat_p999_us,lat_max_us,bytes_total"
+			"lat_p999_us,lat_max_us,bytes_total," \
+			"requests,req_per_bio,req_kib,merges,util," \
+			"in_flight,scsi_err,scsi_tmo,temp_c"
 
 struct bf_trace_meta {
 	const char *device;
+	uint32_t run_id;		/* "# run_id:" if not 0 */
 	uint64_t size_bytes;
 	const char *model, *serial, *transport, *kernel;
 	const char *op, *pattern;
@@ -34,6 +44,8 @@ struct bf_trace_meta {
 	uint64_t seed;
 	uint64_t start_time_ns;		/* CLOCK_REALTIME */
 	const char *cli_version, *module_version;
+	const struct bf_path *path;	/* the path lines, if not NULL */
+	const char *events;		/* where events come from, or why not */
 };
 
 /* "2026-11-29T22:00:30Z" */
@@ -42,5 +54,59 @@ void bf_trace_write_header(FILE *f, const struct bf_trace_meta *m);
 void bf_trace_write_iv(FILE *f, const struct bf_iv *iv);
 void bf_trace_write_end(FILE *f, const char *state, int err,
 			uint32_t dropped);
+
+/*
+ * The same lines into @buf (NUL-terminated); return the length, which is
+ * at most BF_TRACE_LINE_MAX for an interval or a gap. A line is written
+ * with one write(2), so a reader never sees half of one unless the writer
+ * was killed in the middle of it (bf_trace_scan_line() finds that).
+ */
+#define BF_TRACE_LINE_MAX	384
+size_t bf_trace_fmt_iv(char *buf, size_t len, const struct bf_iv *iv);
+size_t bf_trace_fmt_gap(char *buf, size_t len, uint32_t first,
+			uint32_t last);
+/* "# event: T KIND MESSAGE" (T in seconds since the start of the run). */
+size_t bf_trace_fmt_event(char *buf, size_t len, double t, const char *kind,
+			  const char *msg, int msglen);
+size_t bf_trace_fmt_end(char *buf, size_t len, const char *state, int err,
+			uint32_t dropped);
+
+/*
+ * Room a trace needs (preflight): the header, @intervals lines of the
+ * longest likely length, the trailer.
+ */
+uint64_t bf_trace_expect_bytes(uint64_t intervals);
+
+/*
+ * Intervals a run will close, for the preflight: a time-limited run one per
+ * interval of its time; a byte-limited run at no less than
+ * BF_TRACE_PLAN_BPS (a drive slower than that for the whole run writes a
+ * longer trace than was planned for).
+ */
+#define BF_TRACE_PLAN_BPS	10000000ULL	/* 10 MB/s */
+uint64_t bf_trace_expect_intervals(uint64_t bytes, uint64_t time_ns,
+				   uint64_t interval_ns);
+
+/*
+ * Where an existing trace stands, line by line (to resume it): feed every
+ * line with its length including the newline; @complete is false for a
+ * last line without one (its writer was killed in the middle of it).
+ */
+struct bf_trace_scan {
+	bool magic;		/* first line is BF_TRACE_MAGIC */
+	bool header;		/* the CSV header line was seen */
+	bool ended;		/* the trailer (# state:) was seen */
+	bool have_last;		/* an interval line was seen */
+	bool bad;		/* a line that is none of the above */
+	uint32_t last;		/* index of the last interval line */
+	uint32_t gap_ivs;	/* intervals in # gap: lines */
+	uint32_t run_id;	/* # run_id:, 0 if none */
+	uint32_t lines;
+	uint64_t good_len;	/* bytes up to the end of the last whole line */
+};
+
+void bf_trace_scan_init(struct bf_trace_scan *s);
+void bf_trace_scan_line(struct bf_trace_scan *s, const char *line,
+			size_t len, bool complete);
 
 #endif /* BLKFLOOR_TRACE_H */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "classify.h"
 #include "units.h"
 
 struct unit {
@@ -210,19 +211,7 @@ static void fmt3(char *buf, size_t len, double v, const char *unit)
 
 char *bf_fmt_bytes(char *buf, size_t len, uint64_t bytes)
 {
-	static const char *const u[] = { "kB", "MB", "GB", "TB", "PB", "EB" };
-	double v = (double)bytes;
-	int i = -1;
-
-	if (bytes < 1000) {
-		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
-		return buf;
-	}
-	while (v >= 999.5 && i < 5) {
-		v /= 1000;
-		i++;
-	}
-	fmt3(buf, len, v, u[i]);
+	bf_fmt_si_bytes(buf, len, (double)bytes);
 	return buf;
 }
 
@@ -241,38 +230,21 @@ char *bf_fmt_bs(char *buf, size_t len, uint64_t bytes)
 
 char *bf_fmt_rate(char *buf, size_t len, double bytes_per_s)
 {
-	double mb = bytes_per_s / 1e6;
+	char v[32];
 
-	if (mb < 0)
-		mb = 0;
-	if (mb < 10)
-		snprintf(buf, len, "%.2f MB/s", mb);
-	else if (mb < 100)
-		snprintf(buf, len, "%.1f MB/s", mb);
-	else
-		snprintf(buf, len, "%.0f MB/s", mb);
+	bf_fmt_mbps(v, sizeof(v), bytes_per_s > 0 ? bytes_per_s / 1e6 : 0);
+	snprintf(buf, len, "%s MB/s", v);
 	return buf;
 }
 
 char *bf_fmt_duration(char *buf, size_t len, double s)
 {
-	unsigned long long t;
-
 	if (s < 0 || !isfinite(s))
 		s = 0;
-	if (s < 1e-3) {
-		snprintf(buf, len, "%.0f us", s * 1e6);
-	} else if (s < 1) {
-		snprintf(buf, len, "%.0f ms", s * 1e3);
-	} else if (s < 60) {
-		snprintf(buf, len, s < 10 ? "%.1f s" : "%.0f s", s);
-	} else if (s < 3600) {
-		t = (unsigned long long)llround(s);
-		snprintf(buf, len, "%llu min %02llu s", t / 60, t % 60);
-	} else {
-		t = (unsigned long long)llround(s / 60);
-		snprintf(buf, len, "%llu h %02llu min", t / 60, t % 60);
-	}
+	if (s == 0)
+		snprintf(buf, len, "0 us");
+	else
+		bf_fmt_secs(buf, len, s);
 	return buf;
 }
 

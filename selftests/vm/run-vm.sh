@@ -11,6 +11,8 @@
 #   --usb SIZE[:discard]  add a USB mass-storage (BOT) disk on qemu-xhci,
 #                      backed by a sparse file; ids usb0, usb1, ... (repeat)
 #   --uas SIZE[:discard]  add a UAS disk (usb-uas + scsi-hd); ids uas0, ...
+#   --nvme SIZE        add an emulated NVMe disk (its controller reports a
+#                      temperature through the nvme hwmon); ids nvme0, ...
 #   --mem MB           guest memory (default 1024)
 #   --smp N            guest CPUs (default 2)
 #   --timeout S        kill the guest after S seconds (default 600)
@@ -46,6 +48,7 @@ share=
 icount=
 usb=()
 uas=()
+nvme=()
 
 usage() {
 	sed -n '/^# usage:/,/^$/p' "$0" | sed 's/^# \{0,1\}//' >&2
@@ -57,6 +60,7 @@ while [ $# -gt 0 ]; do
 	--kver) kver=$2; shift 2 ;;
 	--usb) usb+=("$2"); shift 2 ;;
 	--uas) uas+=("$2"); shift 2 ;;
+	--nvme) nvme+=("$2"); shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
@@ -173,7 +177,9 @@ disk_args() { # kind index spec
 	local drv="if=none,id=drv-$kind$i,file=$dir/$kind$i.img,format=raw"
 	drv+=",cache=unsafe,discard=$discard,aio=threads"
 	devs+=(-drive "$drv")
-	if [ "$kind" = usb ]; then
+	if [ "$kind" = nvme ]; then
+		devs+=(-device "nvme,drive=drv-nvme$i,id=nvme$i,serial=BLKFLOOR-NVME$i")
+	elif [ "$kind" = usb ]; then
 		devs+=(-device "usb-storage,bus=xhci.0,drive=drv-usb$i,id=usb$i,serial=BLKFLOOR-USB$i")
 	else
 		devs+=(-device "usb-uas,bus=xhci.0,id=uasctl$i")
@@ -182,6 +188,7 @@ disk_args() { # kind index spec
 }
 for i in "${!usb[@]}"; do disk_args usb "$i" "${usb[$i]}"; done
 for i in "${!uas[@]}"; do disk_args uas "$i" "${uas[$i]}"; done
+for i in "${!nvme[@]}"; do disk_args nvme "$i" "${nvme[$i]}"; done
 
 # panic_on_warn: a WARN (and a KASAN report) ends the guest, which then
 # reports no status: the run fails, whatever the tests said until then.

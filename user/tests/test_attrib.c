@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Transport attribution (user/attrib.c): the statistics of one curve, and
+ * Transport attribution (user/analysis/attrib.c): the statistics of one curve, and
  * the verdict on a read and a write curve for every combination of steady
  * and swinging, across noise levels and curve lengths. Synthetic curves
- * come from user/synth.c (steady, steady with one-interval stalls, cache
+ * come from user/tests/synth.c (steady, steady with one-interval stalls, cache
  * step, erratic FTL) and from a small generator here (quantised counts).
  */
 #include <math.h>

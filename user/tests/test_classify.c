@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Classifier accuracy on the synthetic test set (user/synth.c): every kind
+ * Classifier accuracy on the synthetic test set (user/tests/synth.c): every kind
  * of curve at noise 2/5/10 %, sampling intervals 0.1..5 s, 50..2000
  * samples, QEMU-sized and real-world magnitudes. Each case must get the
  * right class, peak and floor within 10 %, the cache size within 15 %, and
@@ -259,7 +259,11 @@ TEST(brief_example_and_explanation)
 	EXPECT_NE(NULL, strstr(r.explain, "280 GB"));
 	EXPECT_NE(NULL, strstr(r.explain, "2,555"));
 	EXPECT_NE(NULL, strstr(r.explain, "127 MB/s"));
-	EXPECT_NE(NULL, strstr(r.explain, "SLC cache ran out"));
+	EXPECT_NE(NULL, strstr(r.explain, "consistent with an SLC cache"));
+	EXPECT_EQ(1, (int)r.nsteps);
+	EXPECT_TRUE(within(r.steps[0].ratio, 2555.0 / 127, 0.02));
+	EXPECT_TRUE(r.confidence >= 0.9);
+	EXPECT_EQ(0, (int)r.stalls.count);
 	bf_report_free(&r);
 	bf_series_free(&ser);
 }
@@ -298,12 +302,16 @@ TEST(too_short_or_invalid)
 	s[1].mbps = NAN;
 	EXPECT_EQ(-EINVAL, bf_classify(s, 3, &r));
 	s[1].mbps = 100;
+	/* three samples are a curve, but too few to name a cause */
 	EXPECT_EQ(0, bf_classify(s, 3, &r));
-	EXPECT_EQ(BF_CLASS_STEADY, (int)r.class);
+	EXPECT_EQ(BF_CLASS_UNCLEAR, (int)r.class);
+	EXPECT_NE(NULL, strstr(r.reason, "too few"));
+	EXPECT_EQ(0, r.confidence);
 	bf_report_free(&r);
 }
 
-TEST(stalled_intervals_are_dips)
+/* Zero-byte intervals of a second are stalls: counted, not a plateau. */
+TEST(stalled_intervals_are_stalls)
 {
 	struct bf_series ser = { 0 };
 	struct bf_report r;
@@ -319,7 +327,11 @@ TEST(stalled_intervals_are_dips)
 	}
 	ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
 	EXPECT_EQ(BF_CLASS_STEADY, (int)r.class);
-	EXPECT_TRUE(within(r.floor_mbps, 300, 0.02));
+	EXPECT_EQ(5, (int)r.stalls.count);
+	EXPECT_TRUE(within(r.stalls.total_s, 5, 1e-9));
+	/* the floor is what a long job gets: the mean, with the stalls */
+	EXPECT_TRUE(r.floor_mbps <= r.mean_mbps);
+	EXPECT_TRUE(within(r.floor_mbps, 300, 0.03));
 	bf_report_free(&r);
 	bf_series_free(&ser);
 }

@@ -101,11 +101,11 @@ TEST(format)
 	EXPECT_STREQ("# cli_version: 0.1.0", lines[15]);
 	EXPECT_STREQ("# module_version: 0.1.0", lines[16]);
 	EXPECT_STREQ(BF_TRACE_HEADER, lines[17]);
-	EXPECT_STREQ("index,start_s,end_s,bytes,ios,errors,MBps,lat_min_us,lat_mean_us,lat_p50_us,lat_p99_us,lat_p999_us,lat_max_us,bytes_total",
+	EXPECT_STREQ("index,start_s,end_s,bytes,ios,errors,MBps,lat_min_us,lat_mean_us,lat_p50_us,lat_p99_us,lat_p999_us,lat_max_us,bytes_total,requests,req_per_bio,req_kib,merges,util,in_flight,scsi_err,scsi_tmo,temp_c",
 		     lines[17]);
-	EXPECT_STREQ("0,0.000000,0.500000,200000000,1525,0,400.000,1.000,20.000,19.000,80.000,88.000,90.000,200000000",
+	EXPECT_STREQ("0,0.000000,0.500000,200000000,1525,0,400.000,1.000,20.000,19.000,80.000,88.000,90.000,200000000,,,,,,,,,",
 		     lines[18]);
-	EXPECT_STREQ("1,0.500000,1.000000,0,0,0,0.000,0.000,0.000,0.000,0.000,0.000,0.000,200000000",
+	EXPECT_STREQ("1,0.500000,1.000000,0,0,0,0.000,0.000,0.000,0.000,0.000,0.000,0.000,200000000,,,,,,,,,",
 		     lines[19]);
 	EXPECT_STREQ("# state: stopped", lines[20]);
 	EXPECT_STREQ("# errno: 0", lines[21]);
@@ -153,25 +153,38 @@ TEST(round_trip_through_series_loader)
 TEST(progress_line)
 {
 	struct bf_iv iv = { 0 };
+	struct bf_eta e;
 	char line[256];
+	int i;
 
 	iv.start_ns = 1000000000ULL;
 	iv.end_ns = 2000000000ULL;
 	iv.bytes = 500000000ULL;
 	iv.bytes_total = 1000000000ULL;
-	bf_progress_line(line, sizeof(line), &iv, 3000000000ULL, 0);
+	/* Byte-limited, the rate not yet known: no guess. */
+	bf_eta_init(&e);
+	bf_progress_line(line, sizeof(line), &iv, 3000000000ULL, 0, &e);
+	EXPECT_STREQ("   2.0 s  1.00 GB / 3.00 GB  500 MB/s  mean 500 MB/s  ETA unknown",
+		     line);
+	/* Ten seconds at 500 MB/s: 2 GB left take 4 s. */
+	for (i = 0; i < 10; i++)
+		bf_eta_add(&e, 1, 500e6);
+	bf_progress_line(line, sizeof(line), &iv, 3000000000ULL, 0, &e);
 	EXPECT_STREQ("   2.0 s  1.00 GB / 3.00 GB  500 MB/s  mean 500 MB/s  ETA 4.0 s",
 		     line);
-	bf_progress_line(line, sizeof(line), &iv, 0, 10000000000ULL);
+	bf_progress_line(line, sizeof(line), &iv, 0, 10000000000ULL, &e);
 	EXPECT_STREQ("   2.0 s  1.00 GB  500 MB/s  mean 500 MB/s  ETA 8.0 s",
 		     line);
 	/* Done, or nearly: no sub-second ETA. */
-	bf_progress_line(line, sizeof(line), &iv, 1000000000ULL, 0);
+	bf_progress_line(line, sizeof(line), &iv, 1000000000ULL, 0, &e);
 	EXPECT_STREQ("   2.0 s  1.00 GB / 1.00 GB  500 MB/s  mean 500 MB/s  ETA <1 s",
 		     line);
-	bf_progress_line(line, sizeof(line), &iv, 0, 2300000000ULL);
+	bf_progress_line(line, sizeof(line), &iv, 0, 2300000000ULL, &e);
 	EXPECT_STREQ("   2.0 s  1.00 GB  500 MB/s  mean 500 MB/s  ETA <1 s",
 		     line);
+	/* Neither limit: no ETA at all. */
+	bf_progress_line(line, sizeof(line), &iv, 0, 0, &e);
+	EXPECT_STREQ("   2.0 s  1.00 GB  500 MB/s  mean 500 MB/s", line);
 }
 
 /* The summary's errors line, whichever classes are present. */

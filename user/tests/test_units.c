@@ -137,7 +137,7 @@ TEST(printers)
 	EXPECT_STREQ("512 B", bf_fmt_bs(b, sizeof(b), 512));
 	EXPECT_STREQ("1536 B", bf_fmt_bs(b, sizeof(b), 1536));
 	EXPECT_STREQ("12.3 MB/s", bf_fmt_rate(b, sizeof(b), 12.3e6));
-	EXPECT_STREQ("2555 MB/s", bf_fmt_rate(b, sizeof(b), 2555e6));
+	EXPECT_STREQ("2,555 MB/s", bf_fmt_rate(b, sizeof(b), 2555e6));
 	EXPECT_STREQ("0.50 MB/s", bf_fmt_rate(b, sizeof(b), 0.5e6));
 	EXPECT_STREQ("4.2 s", bf_fmt_duration(b, sizeof(b), 4.2));
 	EXPECT_STREQ("42 s", bf_fmt_duration(b, sizeof(b), 42.2));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Write synthetic curves with known truth (user/synth.c).
+ * Write synthetic curves with known truth (user/tests/synth.c).
  *
  *   tool_gen KIND qemu|real NOISE DT N SEED [trace|fio|csv] > FILE
  *   tool_gen --set DIR      write the whole test set as blkfloor traces,

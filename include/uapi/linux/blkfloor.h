@@ -195,6 +195,10 @@ enum blkfloor_iv_attrs {
 	BLKFLOOR_IV_A_LAT_SUM_NS,	/* u64 */
 	BLKFLOOR_IV_A_HIST,		/* binary, struct blkfloor_hist_entry[] */
 	BLKFLOOR_IV_A_BYTES_TOTAL,	/* u64, completed since run start */
+	BLKFLOOR_IV_A_INFLIGHT,		/* u32, I/Os in flight at the end */
+	BLKFLOOR_IV_A_OLDEST_NS,	/* u64, age at the end of the oldest of
+					 * them, 0 when none
+					 */
 	__BLKFLOOR_IV_A_MAX,
 };
 

@@ -133,7 +133,7 @@ static double quantum(const struct bf_sample *s, size_t n, double bs)
 int bf_attrib_stats(const struct bf_sample *s, size_t n, double bs,
 		    struct bf_attrib_series *st)
 {
-	double *v, dt_med, sum = 0, ss = 0, k, q = 0;
+	double *v, dt_med, k, q = 0;
 	size_t i, m = 0;
 
 	memset(st, 0, sizeof(*st));
@@ -168,12 +168,7 @@ int bf_attrib_stats(const struct bf_sample *s, size_t n, double bs,
 		free(v);
 		return -EINVAL;
 	}
-	for (i = 0; i < m; i++)
-		sum += v[i];
-	st->mean = sum / m;
-	for (i = 0; i < m; i++)
-		ss += (v[i] - st->mean) * (v[i] - st->mean);
-	st->sd = sqrt(ss / (m - 1));
+	st->sd = bf_mean_sd(v, m, &st->mean);
 	st->cv = st->mean > 0 ? st->sd / st->mean : 0;
 
 	qsort(v, m, sizeof(*v), cmp_double);

@@ -29,13 +29,31 @@ struct bf_series {
 	struct bf_sample *s;
 	size_t n;
 	size_t cap;
+	/* set by the loaders, which bound the memory of very long curves:
+	 * beyond BF_SERIES_MAX samples, neighbouring intervals are merged
+	 * (bytes and time stay exact) and @merge doubles */
+	unsigned int merge;	/* intervals per sample, 0 or 1: none merged */
+	struct bf_sample acc;	/* a merged sample being filled */
+	unsigned int nacc;
 };
+
+#define BF_SERIES_MAX	(1U << 21)
+
+/*
+ * Append one interval, merging neighbours once the series holds
+ * BF_SERIES_MAX samples; bf_series_finish() flushes a partly filled one.
+ */
+int bf_series_add(struct bf_series *ser, double t, double dt, double mbps,
+		  double bytes);
+int bf_series_finish(struct bf_series *ser);
 
 enum bf_class {
 	BF_CLASS_STEADY,
 	BF_CLASS_CACHE_EXHAUSTION,
 	BF_CLASS_THERMAL_THROTTLING,
 	BF_CLASS_FTL_STARVATION,
+	BF_CLASS_UNCLEAR,	/* too little data or contradictory evidence */
+	BF_CLASS_COUNT,
 };
 
 /** struct bf_segment - one plateau found by the change-point search */
@@ -49,6 +67,25 @@ struct bf_segment {
 	double sd_mbps;		/* standard deviation of the sample rates */
 	size_t nsamples;
 	unsigned int nexcursions; /* short bursts/dips absorbed into it */
+};
+
+/** struct bf_step - one step between consecutive plateaus */
+struct bf_step {
+	double time_s;		/* where the step happened */
+	double bytes;		/* bytes written before it */
+	double ratio;		/* level before / level after (> 1: down) */
+};
+
+#define BF_MAX_STEPS 8
+
+enum bf_floor_kind { BF_FLOOR_STEADY, BF_FLOOR_ERRATIC, BF_FLOOR_PERIODIC };
+
+/** struct bf_stalls - the rate at ~0 (under 2 % of the upper quartile) for
+ * a second or more: a hung device, a reset, a starved host */
+struct bf_stalls {
+	unsigned int count;
+	double longest_s;
+	double total_s;
 };
 
 struct bf_report {
@@ -72,7 +109,19 @@ struct bf_report {
 				 * the oscillation, the segments are rough */
 	double cycle_s;		/* a regular oscillation's period (thermal
 				 * throttle-and-recover), else 0 */
+	/* measured features, reported apart from the verdict: */
+	struct bf_stalls stalls;
+	struct bf_step steps[BF_MAX_STEPS];
+	size_t nsteps;		/* steps down or up between plateaus */
+	enum bf_floor_kind floor_kind; /* the rate after the first step */
+	double floor_period_s;	/* BF_FLOOR_PERIODIC: its period, s */
+	double floor_duty;	/* share of time in the upper level */
+	double trend_rel;	/* linear fit over the run: end / start - 1 */
+	double confidence;	/* 0..1; 0 for unclear */
+	char reason[160];	/* the evidence that decided the class */
 };
+
+#define BF_SCHEMA_VERSION 2
 
 const char *bf_class_name(enum bf_class c);
 
@@ -81,11 +130,42 @@ int bf_series_push(struct bf_series *ser, double t, double dt, double mbps,
 		   double bytes);
 void bf_series_free(struct bf_series *ser);
 
-/*
- * Load a curve from a file in any of the three formats (blkfloor trace,
- * fio bandwidth log, two-column CSV of seconds and MB/s), detected from the
- * content. Returns 0, or a negative errno with a one-line reason in @err.
+enum bf_format {
+	BF_FORMAT_AUTO,		/* guess from the content */
+	BF_FORMAT_TRACE,	/* blkfloor trace */
+	BF_FORMAT_FIO,		/* fio bandwidth log (log_avg_msec) */
+	BF_FORMAT_CSV,		/* two columns: seconds, MB/s */
+};
+
+const char *bf_format_name(enum bf_format f);
+/* "trace", "fio", "csv"; returns 0 or -EINVAL */
+int bf_format_parse(const char *s, enum bf_format *f);
+
+/**
+ * struct bf_load - how a curve was read
+ * @format: in: the format to read, or BF_FORMAT_AUTO; out: the one used
+ * @guessed: the format was guessed from the content
+ * @warn: problems that did not stop the load (gaps, dropped intervals, a
+ *	  trace without an end state), "; "-separated, or empty
  */
+struct bf_load {
+	enum bf_format format;
+	bool guessed;
+	char warn[256];
+};
+
+/*
+ * Load a curve from @path ("-" is standard input) in @ld->format, or in
+ * the format guessed from the content. Numbers must be finite, in range,
+ * decimal with a point; times must increase. Returns 0, or a negative
+ * errno with a one-line reason in @err.
+ */
+int bf_series_load_as(const char *path, struct bf_load *ld,
+		      struct bf_series *ser, char *err, size_t errlen);
+int bf_series_read_as(FILE *f, struct bf_load *ld, struct bf_series *ser,
+		      char *err, size_t errlen);
+
+/* The same, guessing the format and ignoring the warnings. */
 int bf_series_load(const char *path, struct bf_series *ser, char *err,
 		   size_t errlen);
 
@@ -96,6 +176,11 @@ void bf_report_free(struct bf_report *r);
 /* Human-readable report (several lines) and the one-object JSON form. */
 void bf_report_print(FILE *f, const struct bf_report *r);
 void bf_report_json(FILE *f, const struct bf_report *r);
+struct bf_json;
+/* The same object as a member @key (or array element) of a JSON being
+ * written, with a "file" member if @file is not NULL. */
+void bf_report_json_obj(struct bf_json *j, const char *key,
+			const struct bf_report *r, const char *file);
 
 /*
  * Projected seconds to write @job_bytes with this profile, assuming the job
@@ -110,6 +195,8 @@ double bf_predict_seconds(const struct bf_report *r, double job_bytes,
 /* k-th smallest / median of v[0..n); both reorder v. */
 double bf_select(double *v, size_t n, size_t k);
 double bf_median(double *v, size_t n);
+/* The one standard deviation (sample, n - 1) of v[0..n); mean if not NULL. */
+double bf_mean_sd(const double *v, size_t n, double *mean);
 
 /* "2,555" / "127" / "45.3" style rates, "280 GB" bytes, "5 min" times. */
 void bf_fmt_mbps(char *buf, size_t len, double mbps);

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Following the path of a run's device while it runs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pathmon.h"
+
+uint64_t bf_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+bool bf_temp_parse(const char *s, int64_t *mc)
+{
+	char *end;
+	double v;
+
+	while (*s == ' ')
+		s++;
+	if (!*s)
+		return false;
+	v = strtod(s, &end);
+	while (*end == ' ' || *end == '\n')
+		end++;
+	if (*end || !isfinite(v))
+		return false;
+	/* an integer is millidegrees (hwmon); a decimal point, degrees */
+	if (strchr(s, '.') || fabs(v) < 200)
+		v *= 1000;
+	if (v < -100000 || v > 300000)
+		return false;
+	*mc = (int64_t)llround(v);
+	return true;
+}
+
+int bf_pathmon_init(struct bf_pathmon *pm, const char *disk,
+		    const char *temp_file)
+{
+	memset(pm, 0, sizeof(*pm));
+	pm->kmsg = -1;
+	pm->temp_file = temp_file;
+	if (bf_path_read("/sys", disk, &pm->path))
+		return -ENOENT;
+	pm->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (pm->kmsg < 0) {
+		pm->kmsg_err = errno;
+		return 0;
+	}
+	/* only what is logged from now on */
+	if (lseek(pm->kmsg, 0, SEEK_END) < 0) {
+		pm->kmsg_err = errno;
+		close(pm->kmsg);
+		pm->kmsg = -1;
+	}
+	return 0;
+}
+
+void bf_pathmon_free(struct bf_pathmon *pm)
+{
+	if (pm->kmsg >= 0)
+		close(pm->kmsg);
+	pm->kmsg = -1;
+}
+
+static void read_sample(struct bf_pathmon *pm, struct bf_pathstat *s)
+{
+	bf_pathstat_read("/sys", &pm->path, s);
+	if (pm->temp_file) {
+		char buf[64] = "";
+		FILE *f = fopen(pm->temp_file, "r");
+
+		s->temp = false;
+		if (f) {
+			if (fgets(buf, sizeof(buf), f))
+				s->temp = bf_temp_parse(buf, &s->temp_mc);
+			fclose(f);
+		}
+	}
+}
+
+void bf_pathmon_start(struct bf_pathmon *pm)
+{
+	read_sample(pm, &pm->last);
+	pm->last_ns = bf_mono_ns();
+	pm->have_last = true;
+}
+
+void bf_pathmon_sample(struct bf_pathmon *pm, uint64_t ios,
+		       struct bf_pathiv *iv)
+{
+	struct bf_pathstat s;
+	uint64_t now;
+
+	if (!pm->have_last)
+		bf_pathmon_start(pm);
+	read_sample(pm, &s);
+	now = bf_mono_ns();
+	bf_pathiv_diff(&pm->last, &s, now - pm->last_ns, ios, iv);
+	pm->last = s;
+	pm->last_ns = now;
+}
+
+void bf_pathmon_events(struct bf_pathmon *pm, bf_pathmon_event_fn fn,
+		       void *arg)
+{
+	char rec[2048];
+	ssize_t n;
+
+	if (pm->kmsg < 0)
+		return;
+	for (;;) {
+		enum bf_event_kind k;
+		const char *msg;
+		uint64_t ts_us;
+
+		n = read(pm->kmsg, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)	/* overwritten: go on */
+			continue;
+		if (n <= 0)
+			return;
+		rec[n] = '\0';
+		k = bf_kmsg_event(rec, &pm->path, &ts_us, &msg);
+		if (k != BF_EV_NONE)
+			fn(arg, k, ts_us * 1000, msg, (int)strcspn(msg, "\n"));
+	}
+}

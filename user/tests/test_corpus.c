@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The real-drive corpus (tests/corpus/, fio bandwidth logs from a public
+ * repository, labelled by hand, never tuned on): no fewer right than
+ * recorded in Documentation/classification.rst, and the invariants every
+ * report keeps.
+ */
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#include "kselftest_harness.h"
+#pragma GCC diagnostic pop
+#include "classify.h"
+
+/* Recorded in classification.rst: 9 of 13 right. */
+#define CORPUS_RIGHT	9
+
+/* tests/corpus next to this program */
+static void corpus_dir(char *dir, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	exe[n > 0 ? n : 0] = '\0';
+	snprintf(dir, len, "%s/corpus", dirname(exe));
+}
+
+TEST(real_drives)
+{
+	char dir[PATH_MAX + 16], path[PATH_MAX + 64], line[256];
+	unsigned int right = 0, all = 0;
+	FILE *f;
+
+	corpus_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/labels.csv", dir);
+	f = fopen(path, "r");
+	ASSERT_NE(NULL, f) TH_LOG("%s", path);
+	while (fgets(line, sizeof(line), f)) {
+		char *file = strtok(line, ","), *label = strtok(NULL, ",\n");
+		struct bf_load ld = { .format = BF_FORMAT_FIO };
+		struct bf_series ser = { 0 };
+		struct bf_report r;
+		char err[256];
+
+		if (!file || !label || file[0] == '#')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, file);
+		ASSERT_EQ(0, bf_series_load_as(path, &ld, &ser, err, sizeof(err)))
+			TH_LOG("%s", err);
+		ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
+		all++;
+		right += !strcmp(label, bf_class_name(r.class));
+		TH_LOG("%-42s %-18s %-18s %.2f %s", file, label,
+		       bf_class_name(r.class), r.confidence, r.reason);
+		EXPECT_LE(r.floor_mbps, r.mean_mbps * (1 + 1e-9));
+		bf_report_free(&r);
+		bf_series_free(&ser);
+	}
+	fclose(f);
+	TH_LOG("%u/%u right (recorded %d)", right, all, CORPUS_RIGHT);
+	EXPECT_EQ(13U, all);
+	EXPECT_GE(right, (unsigned int)CORPUS_RIGHT);
+}
+
+TEST_HARNESS_MAIN
