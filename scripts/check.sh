@@ -5,8 +5,15 @@
 #
 #   1. host: unit tests of the CLI and the classifier, drive-model tests,
 #      static checks (checkpatch --strict, the YNL spec against the header);
+#      installing, the kselftest target (scripts/test-kselftest.sh);
 #   2. for each Debian kernel (6.1 and 6.12): the module built with W=1 and
-#      with sparse (C=1), warning-free; then the guest selftests in QEMU.
+#      with sparse (C=1), warning-free; then the guest selftests in QEMU;
+#   3. on the newest kernel: the installed kselftest suite in a guest,
+#      result for result against step 2's; the harness's own test (a
+#      broken rig and a half-run suite must fail: scripts/test-harness.sh).
+#
+# Results are counted leaf by leaf, nested ones included, with every KTAP
+# plan checked (scripts/ktap-count.py).
 #
 # Each suite prints KTAP. CHECK_KERNELS="6.1.0-57-amd64 ..." overrides the
 # kernels; CHECK_TESTS="basic/* run/*" selects guest tests;

@@ -29,9 +29,12 @@ fi
 args=()
 for t in "${tests[@]}"; do args+=(-t "$col:${t/\//-}"); done
 log=$top/build/check/kselftest-guest.raw
+# (| cat: kselftest's runner appends each test's output to /dev/stdout,
+# which cannot be opened a second time when it is the guest's virtio port:
+# the output was lost.)
 selftests/vm/run-vm.sh --kver "$kver" --timeout 1800 \
 	--usb 512M:discard --uas 512M:discard -- \
-	"cd / && env -u BLKFLOOR_TOP PATH=$top/user:\$PATH $inst/run_kselftest.sh ${args[*]}" \
+	"cd / && env -u BLKFLOOR_TOP PATH=$top/user:\$PATH $inst/run_kselftest.sh ${args[*]} 2>&1 | cat" \
 	> "$log" 2>&1
 st=$?
 sed 's/^/# /' "$log"
