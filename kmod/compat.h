@@ -29,6 +29,8 @@
 /**
  * struct blkfloor_bdev - an opened block device, whatever the kernel's handle
  * @bdev: the block device
+ * @user_file: a block device file a process opened and passed in (we hold
+ *	a reference; the other handles below are then unused)
  * @file: 6.9+: the bdev file that holds it open
  * @handle: 6.7, 6.8: the bdev handle
  * @holder: 6.5, 6.6: the holder passed at open (NULL: not exclusive)
@@ -36,6 +38,7 @@
  */
 struct blkfloor_bdev {
 	struct block_device *bdev;
+	struct file *user_file;
 #if BLKFLOOR_KV(6, 9) <= BLKFLOOR_KVER
 	struct file *file;
 #elif BLKFLOOR_KV(6, 7) <= BLKFLOOR_KVER
@@ -97,11 +100,46 @@ static inline int blkfloor_bdev_open(struct blkfloor_bdev *bd,
 	return 0;
 }
 
+/* Whether a block device file holds its device exclusively (O_EXCL). */
+static inline bool blkfloor_file_excl(struct file *file)
+{
+#if BLKFLOOR_KV(6, 5) <= BLKFLOOR_KVER
+	/* do_dentry_open() clears O_EXCL; the holder is the file itself. */
+	return file->private_data == file;
+#else
+	return file->f_mode & FMODE_EXCL;
+#endif
+}
+
+/*
+ * Take over @file, a block device file a process opened (our reference is
+ * dropped by blkfloor_bdev_close()).
+ */
+static inline void blkfloor_bdev_use_file(struct blkfloor_bdev *bd,
+					  struct file *file)
+{
+	bd->user_file = file;
+	bd->bdev = I_BDEV(file->f_mapping->host);
+}
+
 /* Close what blkfloor_bdev_open() opened; the claim ends before return. */
 static inline void blkfloor_bdev_close(struct blkfloor_bdev *bd)
 {
 	if (!bd->bdev)
 		return;
+	if (bd->user_file) {
+		/*
+		 * A kthread's fput() is deferred to a workqueue: run it now,
+		 * so the device is free when the run says it ended (unless
+		 * the process still has it open, of course).
+		 */
+		fput(bd->user_file);
+		if (current->flags & PF_KTHREAD)
+			flush_delayed_fput();
+		bd->user_file = NULL;
+		bd->bdev = NULL;
+		return;
+	}
 #if BLKFLOOR_KV(6, 10) <= BLKFLOOR_KVER
 	bdev_fput(bd->file);
 #elif BLKFLOOR_KV(6, 9) <= BLKFLOOR_KVER
@@ -138,8 +176,14 @@ static inline struct nlattr **blkfloor_dump_attrs(struct netlink_callback *cb)
  */
 #ifdef GENL_MCAST_CAP_NET_ADMIN
 #define BLKFLOOR_MCGRP_FLAGS_INIT	.flags = GENL_MCAST_CAP_NET_ADMIN,
+#define BLKFLOOR_MCAST_RESTRICTED	true
 #else
+/*
+ * Without it anyone may join the group: nothing is multicast then, and
+ * readers poll INTERVAL_GET / RUN_GET, which are CAP_NET_ADMIN only.
+ */
 #define BLKFLOOR_MCGRP_FLAGS_INIT
+#define BLKFLOOR_MCAST_RESTRICTED	false
 #endif
 
 /* BLK_STS_OFFLINE appeared in 6.8 (and in 6.1.y). */

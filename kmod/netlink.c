@@ -158,7 +158,8 @@ err_cancel:
 
 static bool blkfloor_nl_listening(void)
 {
-	return genl_has_listeners(&blkfloor_nl_family, &init_net,
+	return BLKFLOOR_MCAST_RESTRICTED &&
+	       genl_has_listeners(&blkfloor_nl_family, &init_net,
 				  BLKFLOOR_NLGRP_EVENTS);
 }
 
@@ -243,7 +244,8 @@ static int blkfloor_nl_parse_params(struct blkfloor_run *run,
 	struct nlattr **tb = info->attrs;
 	struct blkfloor_params *p = &run->p;
 
-	nla_strscpy(p->path, tb[BLKFLOOR_A_DEV_PATH], sizeof(p->path));
+	if (tb[BLKFLOOR_A_DEV_PATH])
+		nla_strscpy(p->path, tb[BLKFLOOR_A_DEV_PATH], sizeof(p->path));
 	p->op = nla_get_u8(tb[BLKFLOOR_A_OP]);
 	p->pattern = blkfloor_nl_get_u8(tb[BLKFLOOR_A_PATTERN],
 					BLKFLOOR_PATTERN_SEQ);
@@ -309,8 +311,25 @@ int blkfloor_nl_run_start_doit(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg;
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, BLKFLOOR_A_DEV_PATH)) {
-		NL_SET_ERR_MSG(info->extack, "missing device path");
+	if (info->attrs[BLKFLOOR_A_DEV_PATH]) {
+		if (info->attrs[BLKFLOOR_A_DEV_FD]) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[BLKFLOOR_A_DEV_PATH],
+					    "give a device file descriptor or a path, not both");
+			return -EINVAL;
+		}
+		/*
+		 * The module opening a path itself checks no permission
+		 * on the device node: like mount(2), only for CAP_SYS_ADMIN.
+		 */
+		if (!netlink_capable(skb, CAP_SYS_ADMIN)) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[BLKFLOOR_A_DEV_PATH],
+					    "a device path needs CAP_SYS_ADMIN: pass an open device as dev-fd");
+			return -EPERM;
+		}
+	} else if (GENL_REQ_ATTR_CHECK(info, BLKFLOOR_A_DEV_FD)) {
+		NL_SET_ERR_MSG(info->extack, "missing device file descriptor");
 		return -EINVAL;
 	}
 	if (GENL_REQ_ATTR_CHECK(info, BLKFLOOR_A_OP)) {

@@ -29,7 +29,7 @@ static struct netlink_range_validation blkfloor_a_interval_ns_range = {
 };
 
 /* BLKFLOOR_CMD_RUN_START - do */
-static const struct nla_policy blkfloor_run_start_nl_policy[BLKFLOOR_A_ERR_LIMIT + 1] = {
+static const struct nla_policy blkfloor_run_start_nl_policy[BLKFLOOR_A_DEV_FD + 1] = {
 	[BLKFLOOR_A_DEV_PATH] = { .type = NLA_NUL_STRING, .len = BLKFLOOR_PATH_MAX, },
 	[BLKFLOOR_A_OP] = NLA_POLICY_MAX(NLA_U8, __BLKFLOOR_OP_MAX - 1),
 	[BLKFLOOR_A_PATTERN] = NLA_POLICY_MAX(NLA_U8, __BLKFLOOR_PATTERN_MAX - 1),
@@ -48,6 +48,7 @@ static const struct nla_policy blkfloor_run_start_nl_policy[BLKFLOOR_A_ERR_LIMIT
 	[BLKFLOOR_A_FLAGS] = NLA_POLICY_MASK(NLA_U32, BLKFLOOR_F_ALL),
 	[BLKFLOOR_A_DATA] = NLA_POLICY_MAX(NLA_U8, __BLKFLOOR_DATA_MAX - 1),
 	[BLKFLOOR_A_ERR_LIMIT] = { .type = NLA_U32, },
+	[BLKFLOOR_A_DEV_FD] = NLA_POLICY_MIN(NLA_S32, 0),
 };
 
 /* BLKFLOOR_CMD_RUN_STOP - do, BLKFLOOR_CMD_RUN_GET - do / dump */
@@ -72,7 +73,7 @@ static const struct genl_ops blkfloor_nl_ops[] = {
 		.cmd		= BLKFLOOR_CMD_RUN_START,
 		.doit		= blkfloor_nl_run_start_doit,
 		.policy		= blkfloor_run_start_nl_policy,
-		.maxattr	= BLKFLOOR_A_ERR_LIMIT,
+		.maxattr	= BLKFLOOR_A_DEV_FD,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{

@@ -5,6 +5,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/blkdev.h>
+#include <linux/file.h>
+#include <linux/fs.h>
 #include <net/genetlink.h>
 #include "blkfloor.h"
 
@@ -112,14 +114,64 @@ static int blkfloor_target_check(struct blkfloor_run *run,
 	return 0;
 }
 
+/*
+ * Use the block device file the caller opened and passed as DEV_FD, as
+ * loop and nbd do: the open already went through the file's permissions,
+ * the LSMs and the exclusive claim, so the run can do no more than the
+ * caller could. We keep our own reference for the run's life.
+ */
+static int blkfloor_target_use_fd(struct blkfloor_run *run,
+				  struct nlattr *attr, bool write,
+				  struct netlink_ext_ack *extack)
+{
+	struct file *file = fget(nla_get_s32(attr));
+	int ret;
+
+	if (!file) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "not an open file descriptor");
+		return -EBADF;
+	}
+	if (!S_ISBLK(file_inode(file)->i_mode)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "not a block device");
+		ret = -ENOTBLK;
+		goto out_put;
+	}
+	if (!(file->f_mode & FMODE_READ)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "the device is not open for reading");
+		ret = -EBADF;
+		goto out_put;
+	}
+	if (write && !(file->f_mode & FMODE_WRITE)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "write, discard and write-zeroes runs need the device open for writing");
+		ret = -EBADF;
+		goto out_put;
+	}
+	if (!blkfloor_file_excl(file)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "the device must be open exclusively (O_EXCL)");
+		ret = -EINVAL;
+		goto out_put;
+	}
+	blkfloor_bdev_use_file(&run->bd, file);
+	snprintf(run->p.path, sizeof(run->p.path), "/dev/%pg", run->bd.bdev);
+	return 0;
+
+out_put:
+	fput(file);
+	return ret;
+}
+
 /**
- * blkfloor_target_open() - open a run's device exclusively and check the run
+ * blkfloor_target_open() - take a run's device and check the run
  * @run: the run, its parameters filled in; it is the holder
- * @attrs: the request's attributes, for extack
+ * @attrs: the request's attributes: DEV_FD, or DEV_PATH (CAP_SYS_ADMIN,
+ *	checked by the caller)
  * @extack: where to say why the device or the parameters are refused
  *
- * Reads open the device read-only, everything else read-write. Resolves a
- * zero region length to the end of the device.
+ * A path is opened exclusively, read-only for reads and read-write for
+ * everything else. Resolves a zero region length to the end of the device.
  *
  * Return: 0 with the device held, or a negative errno with it released.
  */
@@ -129,10 +181,18 @@ int blkfloor_target_open(struct blkfloor_run *run, struct nlattr **attrs,
 	bool write = run->p.op != BLKFLOOR_OP_READ;
 	int ret;
 
-	ret = blkfloor_bdev_open(&run->bd, run->p.path, write, run);
-	if (ret) {
-		blkfloor_target_open_err(ret, attrs[BLKFLOOR_A_DEV_PATH], extack);
-		return ret;
+	if (attrs[BLKFLOOR_A_DEV_FD]) {
+		ret = blkfloor_target_use_fd(run, attrs[BLKFLOOR_A_DEV_FD],
+					     write, extack);
+		if (ret)
+			return ret;
+	} else {
+		ret = blkfloor_bdev_open(&run->bd, run->p.path, write, run);
+		if (ret) {
+			blkfloor_target_open_err(ret, attrs[BLKFLOOR_A_DEV_PATH],
+						 extack);
+			return ret;
+		}
 	}
 	ret = blkfloor_target_check(run, attrs, extack);
 	if (ret)

@@ -3,6 +3,7 @@
  * The run engine: start a run, follow it to its end, collect its intervals.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -280,11 +281,33 @@ bool bf_refuse_destroy(const char *dev, const struct bf_caps *c, uint8_t op,
 	return true;
 }
 
-static int put_req(struct nl_msg *msg, const struct bf_run_req *r)
+/*
+ * The device is opened here and passed to the kernel as a file descriptor,
+ * so a run can do no more than this process could: exclusively (a mounted
+ * or otherwise claimed device is refused), read-write only when the run
+ * writes. Returns the fd or -errno, with a message printed.
+ */
+static int open_dev(const struct bf_run_req *r)
+{
+	int fd = open(r->dev, (bf_op_destructive(r->op) ? O_RDWR : O_RDONLY) |
+			      O_EXCL | O_CLOEXEC);
+
+	if (fd < 0) {
+		int err = errno;
+
+		fprintf(stderr, "blkfloor: %s: %s\n", r->dev,
+			err == EBUSY ? "device is busy (mounted or held exclusively)" :
+			strerror(err));
+		return -err;
+	}
+	return fd;
+}
+
+static int put_req(struct nl_msg *msg, const struct bf_run_req *r, int fd)
 {
 	int ret = 0;
 
-	ret |= nla_put_string(msg, BLKFLOOR_A_DEV_PATH, r->dev);
+	ret |= nla_put_s32(msg, BLKFLOOR_A_DEV_FD, fd);
 	ret |= nla_put_u8(msg, BLKFLOOR_A_OP, r->op);
 	ret |= nla_put_u8(msg, BLKFLOOR_A_PATTERN, r->pattern);
 	ret |= nla_put_u8(msg, BLKFLOOR_A_DATA, r->data);
@@ -698,7 +721,7 @@ int bf_run_exec(struct bf_nl *nl, const struct bf_run_req *req,
 	struct nl_msg *msg;
 	struct watch w;
 	struct exec *x;
-	int ret;
+	int fd, ret;
 
 	x = calloc(1, sizeof(*x));
 	if (!x)
@@ -717,14 +740,23 @@ int bf_run_exec(struct bf_nl *nl, const struct bf_run_req *req,
 		ret = -ENOMEM;
 		goto out_watch;
 	}
-	ret = put_req(msg, req);
+	ret = open_dev(req);
+	if (ret < 0) {
+		nlmsg_free(msg);
+		goto out_watch;
+	}
+	fd = ret;
+	ret = put_req(msg, req, fd);
 	if (ret) {
+		close(fd);
 		nlmsg_free(msg);
 		goto out_watch;
 	}
 	sa.ri = &res->info;
 	sa.got = false;
 	ret = bf_nl_request(nl, msg, start_cb, &sa);
+	/* The run holds its own reference to the open file. */
+	close(fd);
 	if (!ret && !sa.got)
 		ret = -EPROTO;
 	if (ret) {

@@ -515,7 +515,7 @@ TEST_F(bf, run_start_missing_attributes)
 	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_START, 0);
 	bf_put_u8(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
 	EXPECT_REFUSED(-EINVAL, -1);
-	EXPECT_EQ(BLKFLOOR_A_DEV_PATH, self->ack->miss_type);
+	EXPECT_EQ(BLKFLOOR_A_DEV_FD, self->ack->miss_type);
 
 	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_START, 0);
 	bf_put_str(&self->m, BLKFLOOR_A_DEV_PATH, NO_DEV);
@@ -678,6 +678,64 @@ TEST_F(bf, semantic_checks_before_open)
 	off = bf_put_str(&self->m, BLKFLOOR_A_DEV_PATH, "/dev/null");
 	bf_put_u8(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
 	EXPECT_REFUSED(-ENOTBLK, off);
+}
+
+/* RUN_START with DEV_FD: only a block device file open as the run needs. */
+TEST_F(bf, run_start_dev_fd)
+{
+	int fd, off, nfd;
+
+	if (!bf_nullb())
+		SKIP(return, "null_blk is not available");
+
+	/* Not an open fd; not a block device. */
+	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_START, 0);
+	off = bf_put_u32(&self->m, BLKFLOOR_A_DEV_FD, 1000000);
+	bf_put_u8(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
+	EXPECT_REFUSED(-EBADF, off);
+	nfd = open("/dev/null", O_RDONLY);
+	ASSERT_LE(0, nfd);
+	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_START, 0);
+	off = bf_put_u32(&self->m, BLKFLOOR_A_DEV_FD, nfd);
+	bf_put_u8(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
+	EXPECT_REFUSED(-ENOTBLK, off);
+	close(nfd);
+
+	/* Without O_EXCL the device could be mounted under the run. */
+	fd = open(NULLB, O_RDONLY);
+	ASSERT_LE(0, fd);
+	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_START, 0);
+	off = bf_put_u32(&self->m, BLKFLOOR_A_DEV_FD, fd);
+	bf_put_u8(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
+	EXPECT_REFUSED(-EINVAL, off);
+	close(fd);
+
+	/* A write run on a device open read-only. */
+	fd = open(NULLB, O_RDONLY | O_EXCL);
+	ASSERT_LE(0, fd);
+	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_START, 0);
+	off = bf_put_u32(&self->m, BLKFLOOR_A_DEV_FD, fd);
+	bf_put_u8(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_WRITE);
+	bf_put_u32(&self->m, BLKFLOOR_A_FLAGS, BLKFLOOR_F_DESTRUCTIVE);
+	EXPECT_REFUSED(-EBADF, off);
+
+	/* A path and an fd. */
+	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_START, 0);
+	bf_put_u32(&self->m, BLKFLOOR_A_DEV_FD, fd);
+	off = bf_put_str(&self->m, BLKFLOOR_A_DEV_PATH, NULLB);
+	bf_put_u8(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
+	EXPECT_REFUSED(-EINVAL, off);
+
+	/* A read run on it works, named after the device. */
+	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_START, 0);
+	bf_put_u32(&self->m, BLKFLOOR_A_DEV_FD, fd);
+	bf_put_u8(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
+	bf_put_u64(&self->m, BLKFLOOR_A_MAX_BYTES, 1 << 20);
+	ASSERT_EQ(0, bf_xfer(&self->nl, &self->m, self->ack, NULL, NULL))
+		TH_LOG("kernel reports: %s", self->ack->msg);
+	EXPECT_STREQ(NULLB, (char *)bf_data(bf_find((struct nlmsghdr *)self->ack->reply,
+						      BLKFLOOR_A_DEV_PATH)));
+	close(fd);
 }
 
 TEST_F(bf, unknown_run)

@@ -14,7 +14,7 @@
 #include <linux/types.h>
 
 #define BLKFLOOR_FAMILY_NAME		"blkfloor"
-#define BLKFLOOR_FAMILY_VERSION		1
+#define BLKFLOOR_FAMILY_VERSION		2
 #define BLKFLOOR_MCGRP_EVENTS		"events"
 
 /* Limits enforced by the kernel policy. */
@@ -175,6 +175,9 @@ enum blkfloor_attrs {
 	BLKFLOOR_A_CAPS,		/* nest, enum blkfloor_caps_attrs */
 	BLKFLOOR_A_VERSION,		/* string, module version */
 	BLKFLOOR_A_OWNER_PORTID,	/* u32, 0 when unowned */
+	BLKFLOOR_A_DEV_FD,		/* s32, the device, opened by the caller
+					 * with O_EXCL (O_RDWR unless reading)
+					 */
 	__BLKFLOOR_A_MAX,
 };
 
@@ -234,6 +237,9 @@ enum blkfloor_cmds {
 	/*
 	 * do: run parameters; replies with the run as RUN_GET does. Without
 	 * MAX_BYTES, MAX_TIME_NS or LOOPS a run makes one pass over its region.
+	 * The device is DEV_FD (the run holds its own reference to that file);
+	 * DEV_PATH instead needs CAP_SYS_ADMIN. The reply's DEV_PATH of a
+	 * DEV_FD run is "/dev/" and the kernel's name of the device.
 	 */
 	BLKFLOOR_CMD_RUN_START,
 	BLKFLOOR_CMD_RUN_STOP,		/* do: RUN_ID */
