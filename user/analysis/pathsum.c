@@ -54,10 +54,10 @@ static struct bf_pstat acc_done(const struct acc *a)
 	return p;
 }
 
-enum { C_REQ, C_RPB, C_KIB, C_UTIL, C_INFL, C_ERR, C_TMO, C_N };
+enum { C_REQ, C_RPB, C_KIB, C_UTIL, C_INFL, C_ERR, C_TMO, C_IOS, C_N };
 static const char *const col_names[C_N] = {
 	"requests", "req_per_bio", "req_kib", "util", "in_flight", "scsi_err",
-	"scsi_tmo",
+	"scsi_tmo", "ios",
 };
 
 #define MAXF 40
@@ -127,6 +127,7 @@ static void event(const char *line, struct bf_pathsum *p)
 int bf_pathsum_read(FILE *f, struct bf_pathsum *p, char *err, size_t errlen)
 {
 	struct acc a[C_N] = { 0 };
+	double sreq = 0, sios = 0, skib = 0;	/* over rows with figures */
 	int col[C_N], i, n;
 	char *line = NULL, *fld[MAXF];
 	size_t cap = 0;
@@ -158,8 +159,11 @@ int bf_pathsum_read(FILE *f, struct bf_pathsum *p, char *err, size_t errlen)
 			header = true;
 			continue;
 		}
+		double row[C_N];
+		bool got[C_N] = { false };
+
 		for (int c = 0; c < C_N; c++) {
-			double v;
+			double v = 0;
 			bool have;
 
 			if (col[c] < 0 || col[c] >= n)
@@ -170,14 +174,32 @@ int bf_pathsum_read(FILE *f, struct bf_pathsum *p, char *err, size_t errlen)
 				ret = -EINVAL;
 				goto out;
 			}
-			if (have)
+			if (have && c != C_IOS)
 				acc_add(&a[c], v);
+			row[c] = v;
+			got[c] = have;
+		}
+		if (got[C_RPB] && got[C_REQ] && got[C_IOS]) {
+			sreq += row[C_REQ];
+			sios += row[C_IOS];
+			if (got[C_KIB])
+				skib += row[C_KIB] * row[C_REQ];
 		}
 	}
 	p->have = a[C_REQ].n > 0;
 	p->requests = llround(a[C_REQ].s);
 	p->req_per_bio = acc_done(&a[C_RPB]);
 	p->req_kib = acc_done(&a[C_KIB]);
+	/*
+	 * Over the run the means are ratios of sums: one interval's figure
+	 * is noisy (a bio ends with the last of its requests, which can fall
+	 * in the next interval), but the sums are exact. The interval
+	 * figures' spread stays the noise the comparison judges with.
+	 */
+	if (sios > 0)
+		p->req_per_bio.mean = sreq / sios;
+	if (sreq > 0)
+		p->req_kib.mean = skib / sreq;
 	p->util = acc_done(&a[C_UTIL]);
 	p->in_flight = acc_done(&a[C_INFL]);
 	p->have_scsi = a[C_ERR].n > 0;

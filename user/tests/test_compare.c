@@ -250,4 +250,26 @@ TEST(bad_path_number)
 	fclose(f);
 }
 
+/* Over a run, requests per bio is a ratio of sums, not a mean of ratios. */
+TEST(ratio_of_sums)
+{
+	static const char tr[] =
+		"# blkfloor-trace v1\n"
+		"index,start_s,end_s,bytes,ios,errors,MBps,requests,req_per_bio,req_kib\n"
+		"0,0,1,10485760,10,0,10.486,20,2.000,512.0\n"
+		"1,1,2,2097152,2,0,2.097,1,0.500,1024.0\n"
+		"2,2,3,0,0,0,0.000,0,0.000,0.0\n";
+	struct bf_pathsum p;
+	char err[200];
+	FILE *f = fmemopen((void *)tr, sizeof(tr) - 1, "r");
+
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, bf_pathsum_read(f, &p, err, sizeof(err)));
+	fclose(f);
+	/* 21 requests for 12 bios, not (2.0 + 0.5 + 0) / 3 */
+	EXPECT_LT(fabs(p.req_per_bio.mean - 21.0 / 12), 1e-9);
+	/* (20 * 512 + 1 * 1024) / 21 KiB */
+	EXPECT_LT(fabs(p.req_kib.mean - (20 * 512.0 + 1024) / 21), 1e-9);
+}
+
 TEST_HARNESS_MAIN
