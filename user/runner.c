@@ -713,6 +713,20 @@ static void follow_end(struct exec *x)
 		bf_progress_end(x->p);
 }
 
+static struct exec *exec_new(struct bf_nl *nl, struct bf_run_result *res,
+			     struct bf_progress *p, struct bf_tracer *t)
+{
+	struct exec *x = calloc(1, sizeof(*x));
+
+	if (x) {
+		x->nl = nl;
+		x->res = res;
+		x->p = p;
+		x->t = t;
+	}
+	return x;
+}
+
 int bf_run_exec(struct bf_nl *nl, const struct bf_run_req *req,
 		struct bf_progress *p, struct bf_run_result *res,
 		struct bf_tracer *t)
@@ -723,13 +737,9 @@ int bf_run_exec(struct bf_nl *nl, const struct bf_run_req *req,
 	struct exec *x;
 	int fd, ret;
 
-	x = calloc(1, sizeof(*x));
+	x = exec_new(nl, res, p, t);
 	if (!x)
 		return -ENOMEM;
-	x->nl = nl;
-	x->res = res;
-	x->p = p;
-	x->t = t;
 	ret = watch_open(nl, x, &w);
 	if (ret)
 		goto out_free;
@@ -791,13 +801,9 @@ int bf_run_follow(struct bf_nl *nl, uint32_t id, uint32_t from, bool stream,
 	struct exec *x;
 	int ret;
 
-	x = calloc(1, sizeof(*x));
+	x = exec_new(nl, res, p, t);
 	if (!x)
 		return -ENOMEM;
-	x->nl = nl;
-	x->res = res;
-	x->p = p;
-	x->t = t;
 	x->id = id;
 	res->first = res->next = from;
 	ret = watch_open(nl, x, &w);

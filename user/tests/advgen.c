@@ -13,41 +13,17 @@
 #include <string.h>
 
 #include "advgen.h"
-
-struct rng { uint64_t s; };
-
-static uint64_t rnext(struct rng *r)
-{
-	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static double unif(struct rng *r)
-{
-	return (rnext(r) >> 11) * 0x1.0p-53;
-}
+#include "rng.h"
 
 static double between(struct rng *r, double a, double b)
 {
-	return a + (b - a) * unif(r);
+	return a + (b - a) * rng_unif(r);
 }
 
 /* log-uniform in [a, b] */
 static double logbetween(struct rng *r, double a, double b)
 {
 	return exp(between(r, log(a), log(b)));
-}
-
-static double norm(struct rng *r)
-{
-	double u = unif(r), v = unif(r);
-
-	if (u < 1e-300)
-		u = 1e-300;
-	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
 }
 
 static const char *const names[BF_ADV_NKINDS] = {
@@ -126,7 +102,7 @@ static int alternate(struct ph *p, double t0, double T, double hi, double lo,
 		ret = add(p, t, up ? hi : lo);
 		d = up ? dhi : dlo;
 		if (expo)
-			d *= -log(1 - unif(r));
+			d *= -log(1 - rng_unif(r));
 		else
 			d *= between(r, 1 - jitter, 1 + jitter);
 		t += fmax(d, 1e-3);
@@ -245,7 +221,7 @@ static int build(const struct bf_adv_params *p, struct gen *g,
 				 0, true, r);
 	case BF_ADV_THERMAL_STAIR:
 		tr->class = BF_CLASS_THERMAL_THROTTLING;
-		k = 3 + (unif(r) < 0.5);
+		k = 3 + (rng_unif(r) < 0.5);
 		for (i = 0, lo = hi; i <= k && !ret; i++) {
 			ret = add(ph, i * T / (k + 1) * between(r, 0.97, 1.03), lo);
 			lo /= between(r, 1.2, 1.6);
@@ -302,8 +278,8 @@ int bf_adv_gen(const struct bf_adv_params *p, struct bf_series *ser,
 		}
 		if (a >= g.jitter_from)
 			s = hypot(s, g.jitter);
-		x = acc / dt * exp(s * norm(&r) - s * s / 2);
-		if (g.dips && !lastdip && i + 2 < n && unif(&r) < 0.02) {
+		x = acc / dt * exp(s * rng_norm(&r) - s * s / 2);
+		if (g.dips && !lastdip && i + 2 < n && rng_unif(&r) < 0.02) {
 			x *= between(&r, 0.05, 0.5);
 			lastdip = true;
 		} else {

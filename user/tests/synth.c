@@ -14,32 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rng.h"
 #include "synth.h"
-
-struct rng { uint64_t s; };
-
-static uint64_t rng_next(struct rng *r)
-{
-	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static double rng_unif(struct rng *r)
-{
-	return (rng_next(r) >> 11) * 0x1.0p-53;
-}
-
-static double rng_norm(struct rng *r)
-{
-	double u = rng_unif(r), v = rng_unif(r);
-
-	if (u < 1e-300)
-		u = 1e-300;
-	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
-}
 
 static const char *const kind_names[BF_SYN_NKINDS] = {
 	[BF_SYN_STEADY] = "steady",
