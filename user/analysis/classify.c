@@ -947,14 +947,42 @@ static void line_fit(const struct bf_work *w, struct bf_feat *f)
 }
 
 /*
+ * Median and robust spread (1.4826 MAD, the sd of a normal level) of the
+ * log rates on one side of @cut: a single near-zero sample (a short stall,
+ * clamped far below the median) must not widen a level it does not belong
+ * to.
+ */
+static size_t cluster_robust(struct bf_work *w, double cut, int k,
+			     double *med, double *sd)
+{
+	size_t i, c = 0;
+
+	for (i = 0; i < w->n; i++)
+		if ((w->y[i] >= cut) == k)
+			w->tmp[c++] = w->y[i];
+	if (c < 2)
+		return c;
+	*med = bf_median(w->tmp, c);
+	c = 0;
+	for (i = 0; i < w->n; i++)
+		if ((w->y[i] >= cut) == k)
+			w->tmp[c++] = fabs(w->y[i] - *med);
+	*sd = 1.4826 * bf_median(w->tmp, c);
+	return c;
+}
+
+/*
  * Two distinct levels, or one wide one? Split the log rates with two-means:
  * on a single normal level the split halves sit 1.6 sd apart with 0.6 sd
  * inside each (ratio 2.65); two levels a few noise sd apart score far more.
+ * Levels 3x apart or more are also found by the halves' medians and
+ * robust spreads, which a few outliers (short stalls) do not move.
  */
 static bool bimodal(struct bf_work *w, double lo, double hi)
 {
-	double cut = (lo + hi) / 2, m[2] = { 0 }, v[2] = { 0 };
+	double cut = (lo + hi) / 2, m[2] = { 0 }, v[2] = { 0 }, md[2], sd[2];
 	size_t c[2] = { 0 }, i;
+	bool plain, robust;
 
 	for (i = 0; i < w->n; i++) {
 		int k = w->y[i] >= cut;
@@ -971,8 +999,17 @@ static bool bimodal(struct bf_work *w, double lo, double hi)
 
 		v[k] += (w->y[i] - m[k]) * (w->y[i] - m[k]);
 	}
-	return (m[1] - m[0]) / sqrt((v[0] + v[1]) / w->n) > 3.5 &&
-	       m[1] - m[0] > log(1.5);
+	plain = (m[1] - m[0]) / sqrt((v[0] + v[1]) / w->n) > 3.5 &&
+		m[1] - m[0] > log(1.5);
+	if (plain)
+		return true;
+	cluster_robust(w, cut, 0, &md[0], &sd[0]);
+	cluster_robust(w, cut, 1, &md[1], &sd[1]);
+	/* only for levels far apart, where a stall could hide them */
+	robust = md[1] - md[0] > log(3) &&
+		 (md[1] - md[0]) > 3.5 * 1.4 *
+		 sqrt((c[0] * sd[0] * sd[0] + c[1] * sd[1] * sd[1]) / w->n);
+	return robust;
 }
 
 static void features(struct bf_work *w, struct bf_feat *f)

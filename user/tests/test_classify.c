@@ -338,6 +338,32 @@ TEST(stalled_intervals_are_stalls)
 	bf_series_free(&ser);
 }
 
+/*
+ * The rig's ftl model on a UAS disk in a 6.1 guest (make check, 200 ms
+ * intervals): GC switching between ~10 and ~90 MB/s, with one 0 MB/s
+ * interval. That one sample, clamped far below the median, once widened
+ * the low level so much that the two levels read as one wide one: steady.
+ */
+TEST(gc_levels_with_a_short_stall)
+{
+	static const double mbps[] = { 8, 10, 10, 68, 84, 94, 98, 10, 10, 24,
+				       73, 85, 92, 85, 93, 77, 16, 0, 140, 101,
+				       99 };
+	struct bf_series ser = { 0 };
+	struct bf_report r;
+	double bytes = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(mbps) / sizeof(mbps[0]); i++) {
+		bytes += mbps[i] * 0.2e6;
+		bf_series_push(&ser, 0.2 * (i + 1), 0.2, mbps[i], bytes);
+	}
+	ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
+	EXPECT_EQ(BF_CLASS_FTL_STARVATION, (int)r.class);
+	bf_report_free(&r);
+	bf_series_free(&ser);
+}
+
 TEST(million_samples_under_a_second)
 {
 	struct bf_synth_params p = {
