@@ -148,6 +148,16 @@ static int blkfloor_target_use_fd(struct blkfloor_run *run,
 		ret = -EBADF;
 		goto out_put;
 	}
+	/*
+	 * Opening a read-only disk for writing succeeds on 6.1, and the
+	 * block layer there only warns about writes to it: refuse them here,
+	 * as opening the path for writing does.
+	 */
+	if (write && bdev_read_only(I_BDEV(file->f_mapping->host))) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "the device is read-only");
+		ret = -EROFS;
+		goto out_put;
+	}
 	if (!blkfloor_file_excl(file)) {
 		NL_SET_ERR_MSG_ATTR(extack, attr,
 				    "the device must be open exclusively (O_EXCL)");
