@@ -149,9 +149,9 @@ static int blkfloor_target_use_fd(struct blkfloor_run *run,
 		goto out_put;
 	}
 	/*
-	 * Opening a read-only disk for writing succeeds on 6.1, and the
-	 * block layer there only warns about writes to it: refuse them here,
-	 * as opening the path for writing does.
+	 * Opening a disk set read-only (BLKROSET) for writing succeeds (6.1
+	 * and 6.12 alike), and the block layer only warns about writes to
+	 * it: refuse them here, as opening the path for writing does.
 	 */
 	if (write && bdev_read_only(I_BDEV(file->f_mapping->host))) {
 		NL_SET_ERR_MSG_ATTR(extack, attr, "the device is read-only");
