@@ -12,6 +12,7 @@
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #include "kselftest_harness.h"
 #include "devinfo.h"
+#include "faketree.h"
 
 #define USB "devices/pci0000:00/0000:00:04.0/usb2/2-1"
 #define UAS_DISK USB "/2-1:1.0/host2/target2:0:0/2:0:0:0"
@@ -74,31 +75,7 @@ static const char *const tree =
 	"mkdir -p devices/pci0000:00/0000:00:03.0/virtio0/block/vda &&"
 	"ln -s ../../devices/pci0000:00/0000:00:03.0/virtio0/block/vda class/block/vda";
 
-FIXTURE(sysfs) {
-	char root[64];
-	char sys[80];	/* ROOT/sys; ROOT/proc/devices beside it */
-};
-
-FIXTURE_SETUP(sysfs)
-{
-	char cmd[8192];
-
-	strcpy(self->root, "/tmp/bf-sysfs-XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->root));
-	snprintf(self->sys, sizeof(self->sys), "%s/sys", self->root);
-	snprintf(cmd, sizeof(cmd), "mkdir %s && cd %s && %s", self->sys,
-		 self->sys, tree);
-	ASSERT_EQ(0, system(cmd));
-}
-
-FIXTURE_TEARDOWN(sysfs)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->root);
-	if (system(cmd))
-		TH_LOG("cannot remove %s", self->root);
-}
+FAKETREE_FIXTURE(tree)
 
 TEST_F(sysfs, uas)
 {

@@ -12,6 +12,7 @@
 #include "kselftest_harness.h"
 #include "pathinfo.h"
 #include "pathmon.h"
+#include "faketree.h"
 
 #define USB "devices/pci0000:00/0000:00:04.0/usb2/2-1"
 #define DISK USB "/2-1:1.0/host2/target2:0:0/2:0:0:0"
@@ -47,31 +48,7 @@ static const char *const tree =
 	"     900        3      700     1000        0        0        0        0"
 	"        4       1\\n' > " BLK "/stat";
 
-FIXTURE(sysfs) {
-	char root[64];
-	char sys[80];
-};
-
-FIXTURE_SETUP(sysfs)
-{
-	char cmd[8192];
-
-	strcpy(self->root, "/tmp/bf-path-XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->root));
-	snprintf(self->sys, sizeof(self->sys), "%s/sys", self->root);
-	snprintf(cmd, sizeof(cmd), "mkdir %s && cd %s && %s", self->sys,
-		 self->sys, tree);
-	ASSERT_EQ(0, system(cmd));
-}
-
-FIXTURE_TEARDOWN(sysfs)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->root);
-	if (system(cmd))
-		TH_LOG("cannot remove %s", self->root);
-}
+FAKETREE_FIXTURE(tree)
 
 TEST_F(sysfs, identity)
 {
