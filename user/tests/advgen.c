@@ -53,44 +53,18 @@ const char *bf_adv_kind_name(enum bf_adv_kind k)
 	return k < BF_ADV_NKINDS ? names[k] : "?";
 }
 
-struct ph {
-	double *t0, *rate;
-	size_t n, cap;
-};
-
-static int add(struct ph *p, double t0, double rate)
-{
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 64;
-		double *a = realloc(p->t0, cap * sizeof(double)), *b;
-
-		if (!a)
-			return -ENOMEM;
-		p->t0 = a;
-		b = realloc(p->rate, cap * sizeof(double));
-		if (!b)
-			return -ENOMEM;
-		p->rate = b;
-		p->cap = cap;
-	}
-	p->t0[p->n] = t0;
-	p->rate[p->n] = rate;
-	p->n++;
-	return 0;
-}
-
 /* A linear ramp from @a to @b over [t0, t1), in 200 small steps. */
-static int ramp(struct ph *p, double t0, double t1, double a, double b)
+static int ramp(struct phases *p, double t0, double t1, double a, double b)
 {
 	int i, ret = 0;
 
 	for (i = 0; i < 200 && !ret; i++)
-		ret = add(p, t0 + (t1 - t0) * i / 200, a + (b - a) * i / 200.0);
+		ret = ph_add(p, t0 + (t1 - t0) * i / 200, a + (b - a) * i / 200.0);
 	return ret;
 }
 
 /* Two levels alternating, dwell times drawn by @dwell(hi?) */
-static int alternate(struct ph *p, double t0, double T, double hi, double lo,
+static int alternate(struct phases *p, double t0, double T, double hi, double lo,
 		     double dhi, double dlo, double jitter, bool expo,
 		     struct rng *r)
 {
@@ -99,7 +73,7 @@ static int alternate(struct ph *p, double t0, double T, double hi, double lo,
 	int ret = 0;
 
 	while (t < T && !ret) {
-		ret = add(p, t, up ? hi : lo);
+		ret = ph_add(p, t, up ? hi : lo);
 		d = up ? dhi : dlo;
 		if (expo)
 			d *= -log(1 - rng_unif(r));
@@ -112,7 +86,7 @@ static int alternate(struct ph *p, double t0, double T, double hi, double lo,
 }
 
 struct gen {
-	struct ph ph;
+	struct phases ph;
 	double jitter_from;	/* extra per-sample jitter from this time */
 	double jitter;
 	bool dips;		/* isolated one-sample dips */
@@ -122,7 +96,7 @@ static int build(const struct bf_adv_params *p, struct gen *g,
 		 struct bf_adv_truth *tr, struct rng *r)
 {
 	double T = p->T, hi = logbetween(r, 80, 3000), lo, ts, t, a;
-	struct ph *ph = &g->ph;
+	struct phases *ph = &g->ph;
 	int ret = 0, i, k;
 
 	tr->stalls = 0;
@@ -131,63 +105,63 @@ static int build(const struct bf_adv_params *p, struct gen *g,
 		tr->class = BF_CLASS_CACHE_EXHAUSTION;
 		lo = hi / logbetween(r, 1.3, 20);
 		ts = between(r, 0.15, 0.5) * T;
-		return add(ph, 0, hi) ?:
+		return ph_add(ph, 0, hi) ?:
 		       ramp(ph, ts, T, lo, lo * between(r, 0.75, 0.95));
 	case BF_ADV_CACHE_STEP2:
 		tr->class = BF_CLASS_CACHE_EXHAUSTION;
 		lo = hi / logbetween(r, 2.5, 20);
 		ts = between(r, 0.1, 0.4) * T;
 		t = ts + between(r, 0.2, 0.5) * (T - ts);
-		return add(ph, 0, hi) ?: add(ph, ts, lo) ?:
-		       add(ph, t, lo / between(r, 1.15, 1.5));
+		return ph_add(ph, 0, hi) ?: ph_add(ph, ts, lo) ?:
+		       ph_add(ph, t, lo / between(r, 1.15, 1.5));
 	case BF_ADV_CACHE_MULTI:
 		tr->class = BF_CLASS_CACHE_EXHAUSTION;
 		ts = between(r, 0.1, 0.25) * T;
 		t = ts + between(r, 0.15, 0.25) * T;
 		a = t + between(r, 0.15, 0.25) * T;
-		return add(ph, 0, hi) ?: add(ph, ts, hi / between(r, 2.5, 3.5)) ?:
-		       add(ph, t, hi / between(r, 8, 14)) ?:
-		       add(ph, a, hi / between(r, 3.5, 5));
+		return ph_add(ph, 0, hi) ?: ph_add(ph, ts, hi / between(r, 2.5, 3.5)) ?:
+		       ph_add(ph, t, hi / between(r, 8, 14)) ?:
+		       ph_add(ph, a, hi / between(r, 3.5, 5));
 	case BF_ADV_CACHE_NOISY:
 		tr->class = BF_CLASS_CACHE_EXHAUSTION;
 		lo = hi / logbetween(r, 3, 20);
 		ts = between(r, 0.15, 0.5) * T;
 		g->jitter_from = ts;
 		g->jitter = between(r, 0.2, 0.4);
-		return add(ph, 0, hi) ?: add(ph, ts, lo);
+		return ph_add(ph, 0, hi) ?: ph_add(ph, ts, lo);
 	case BF_ADV_CACHE_BURSTS: {
 		double per = between(r, 0.06, 0.12) * T, w = between(r, 0.08, 0.2) * per;
 
 		tr->class = BF_CLASS_CACHE_EXHAUSTION;
 		lo = hi / logbetween(r, 3, 15);
 		ts = between(r, 0.1, 0.3) * T;
-		ret = add(ph, 0, hi) ?: add(ph, ts, lo);
+		ret = ph_add(ph, 0, hi) ?: ph_add(ph, ts, lo);
 		for (t = ts + per; t + w < T && !ret; t += per)
-			ret = add(ph, t, hi * between(r, 0.5, 0.9)) ?:
-			      add(ph, t + w, lo);
+			ret = ph_add(ph, t, hi * between(r, 0.5, 0.9)) ?:
+			      ph_add(ph, t + w, lo);
 		return ret;
 	}
 	case BF_ADV_CACHE_SMALL:
 		tr->class = BF_CLASS_CACHE_EXHAUSTION;
 		ts = between(r, 0.2, 0.6) * T;
-		return add(ph, 0, hi) ?: add(ph, ts, hi / between(r, 1.2, 1.45));
+		return ph_add(ph, 0, hi) ?: ph_add(ph, ts, hi / between(r, 1.2, 1.45));
 	case BF_ADV_CACHE_HANG:
 		tr->class = BF_CLASS_CACHE_EXHAUSTION;
 		tr->stalls = 1;
 		lo = hi / logbetween(r, 3, 20);
 		ts = between(r, 0.15, 0.35) * T;
 		t = between(r, 0.5, 0.7) * T;
-		return add(ph, 0, hi) ?: add(ph, ts, lo) ?: add(ph, t, 0) ?:
-		       add(ph, t + between(r, 0.08, 0.15) * T, lo);
+		return ph_add(ph, 0, hi) ?: ph_add(ph, ts, lo) ?: ph_add(ph, t, 0) ?:
+		       ph_add(ph, t + between(r, 0.08, 0.15) * T, lo);
 	case BF_ADV_STEADY_WHITE:
 		tr->class = BF_CLASS_STEADY;
 		g->jitter_from = 0;
 		g->jitter = between(r, 0.1, 0.3);
-		return add(ph, 0, hi);
+		return ph_add(ph, 0, hi);
 	case BF_ADV_STEADY_DIPS:
 		tr->class = BF_CLASS_STEADY;
 		g->dips = true;
-		return add(ph, 0, hi);
+		return ph_add(ph, 0, hi);
 	case BF_ADV_STEADY_LINEAR:
 		tr->class = BF_CLASS_STEADY;
 		return ramp(ph, 0, T, hi, hi / between(r, 1.5, 2.2));
@@ -195,13 +169,13 @@ static int build(const struct bf_adv_params *p, struct gen *g,
 		tr->class = BF_CLASS_STEADY;
 		tr->stalls = 1;
 		t = T - between(r, 0.1, 0.3) * T;
-		return add(ph, 0, hi) ?: add(ph, t, 0);
+		return ph_add(ph, 0, hi) ?: ph_add(ph, t, 0);
 	case BF_ADV_STEADY_HANG_MID:
 		tr->class = BF_CLASS_STEADY;
 		tr->stalls = 1;
 		t = between(r, 0.3, 0.6) * T;
-		return add(ph, 0, hi) ?: add(ph, t, 0) ?:
-		       add(ph, t + between(r, 0.05, 0.15) * T, hi);
+		return ph_add(ph, 0, hi) ?: ph_add(ph, t, 0) ?:
+		       ph_add(ph, t + between(r, 0.05, 0.15) * T, hi);
 	case BF_ADV_FTL_REGULAR: {
 		double per = between(r, 0.03, 0.08) * T, duty = between(r, 0.3, 0.7);
 
@@ -223,16 +197,16 @@ static int build(const struct bf_adv_params *p, struct gen *g,
 		tr->class = BF_CLASS_THERMAL_THROTTLING;
 		k = 3 + (rng_unif(r) < 0.5);
 		for (i = 0, lo = hi; i <= k && !ret; i++) {
-			ret = add(ph, i * T / (k + 1) * between(r, 0.97, 1.03), lo);
+			ret = ph_add(ph, i * T / (k + 1) * between(r, 0.97, 1.03), lo);
 			lo /= between(r, 1.2, 1.6);
 		}
 		return ret;
 	case BF_ADV_THERMAL_RECOVER:
 		tr->class = BF_CLASS_THERMAL_THROTTLING;
 		lo = hi / between(r, 1.3, 1.8);
-		return add(ph, 0, hi) ?: add(ph, between(r, 0.15, 0.25) * T, lo) ?:
-		       add(ph, between(r, 0.35, 0.45) * T, lo / between(r, 1.3, 1.8)) ?:
-		       add(ph, between(r, 0.6, 0.75) * T, hi / between(r, 1.0, 1.2));
+		return ph_add(ph, 0, hi) ?: ph_add(ph, between(r, 0.15, 0.25) * T, lo) ?:
+		       ph_add(ph, between(r, 0.35, 0.45) * T, lo / between(r, 1.3, 1.8)) ?:
+		       ph_add(ph, between(r, 0.6, 0.75) * T, hi / between(r, 1.0, 1.2));
 	case BF_ADV_THERMAL_CYCLE: {
 		double per = between(r, 0.12, 0.25) * T;
 
@@ -242,8 +216,8 @@ static int build(const struct bf_adv_params *p, struct gen *g,
 	}
 	case BF_ADV_UNCLEAR_TINY:
 		tr->class = BF_CLASS_UNCLEAR;
-		return add(ph, 0, hi) ?:
-		       add(ph, T * between(r, 0.3, 0.7), hi / logbetween(r, 1.2, 20));
+		return ph_add(ph, 0, hi) ?:
+		       ph_add(ph, T * between(r, 0.3, 0.7), hi / logbetween(r, 1.2, 20));
 	case BF_ADV_NKINDS:
 		break;
 	}

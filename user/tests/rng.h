@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The test generators' random numbers: splitmix64, so that a seed gives
- * the same curve on every machine.
+ * What the test curve generators share: random numbers (splitmix64, so
+ * that a seed gives the same curve on every machine) and the list of
+ * phases (start time, rate) a curve is made of.
  */
 #ifndef BLKFLOOR_TESTS_RNG_H
 #define BLKFLOOR_TESTS_RNG_H
 
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 struct rng { uint64_t s; };
 
@@ -34,6 +37,34 @@ static inline double rng_norm(struct rng *r)
 	if (u < 1e-300)
 		u = 1e-300;
 	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
+}
+
+/* A curve as phases: from t0[i] on, the rate is rate[i]. */
+struct phases {
+	double *t0, *rate;
+	size_t n, cap;
+};
+
+static inline int ph_add(struct phases *p, double t0, double rate)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 64;
+		double *a = realloc(p->t0, cap * sizeof(double));
+		double *b;
+
+		if (!a)
+			return -ENOMEM;
+		p->t0 = a;
+		b = realloc(p->rate, cap * sizeof(double));
+		if (!b)
+			return -ENOMEM;
+		p->rate = b;
+		p->cap = cap;
+	}
+	p->t0[p->n] = t0;
+	p->rate[p->n] = rate;
+	p->n++;
+	return 0;
 }
 
 #endif /* BLKFLOOR_TESTS_RNG_H */

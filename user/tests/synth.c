@@ -50,33 +50,6 @@ int bf_synth_kind_parse(const char *name)
 	return -1;
 }
 
-struct phases {
-	double *t0, *rate;
-	size_t n, cap;
-};
-
-static int ph_add(struct phases *p, double t0, double rate)
-{
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 64;
-		double *a = realloc(p->t0, cap * sizeof(double));
-		double *b;
-
-		if (!a)
-			return -ENOMEM;
-		p->t0 = a;
-		b = realloc(p->rate, cap * sizeof(double));
-		if (!b)
-			return -ENOMEM;
-		p->rate = b;
-		p->cap = cap;
-	}
-	p->t0[p->n] = t0;
-	p->rate[p->n] = rate;
-	p->n++;
-	return 0;
-}
-
 /* Phases at the given fractions of the run, each at its level. */
 static int ph_stages(struct phases *p, double T, const double *frac,
 		     const double *lvl, size_t k, struct rng *r)
