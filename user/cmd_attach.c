@@ -14,14 +14,28 @@
 #include "traceout.h"
 #include "units.h"
 
-static int parse_id(const char *s, uint32_t *id)
+/*
+ * Run @arg ("ID") of command @cmd: connect and read its state. Returns
+ * EXIT_OK with @c open, or the exit code (message printed, @c closed).
+ */
+static int open_run(const char *arg, const char *cmd, struct bf_ctx *c,
+		    uint32_t *id, struct bf_run_info *ri)
 {
 	uint64_t v;
+	int ret;
 
-	if (bf_parse_uint(s, UINT32_MAX, &v))
-		return -EINVAL;
+	if (bf_parse_uint(arg, UINT32_MAX, &v))
+		return bf_usage(cmd, "ID must be a run id (see blkfloor list)");
 	*id = (uint32_t)v;
-	return 0;
+	if (bf_ctx_open(c, NULL))
+		return EXIT_FAIL;
+	ret = bf_run_get(&c->nl, *id, ri);
+	if (ret) {
+		fprintf(stderr, "blkfloor: run %u: %s\n", *id, strerror(-ret));
+		bf_ctx_close(c);
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
 }
 
 /* Bytes and time the run was asked for, for the progress and its ETA. */
@@ -50,16 +64,9 @@ static int do_attach(int argc, char **argv)
 	if (bf_opts_parse(&o, argc, argv, BF_OPT(TRACE) | BF_OPT(QUIET) |
 			  BF_OPT(JSON), 1, 1, err, sizeof(err)))
 		return bf_usage(argv[0], err);
-	if (parse_id(o.pos[0], &id))
-		return bf_usage(argv[0], "ID must be a run id (see blkfloor list)");
-	if (bf_ctx_open(&c, NULL))
-		return EXIT_FAIL;
-	ret = bf_run_get(&c.nl, id, &ri);
-	if (ret) {
-		fprintf(stderr, "blkfloor: run %u: %s\n", id, strerror(-ret));
-		ret = EXIT_FAIL;
-		goto out;
-	}
+	ret = open_run(o.pos[0], argv[0], &c, &id, &ri);
+	if (ret)
+		return ret;
 	if (o.trace && bf_tracer_resume(&t, o.trace, id, 0, &from)) {
 		ret = EXIT_USAGE;
 		goto out;
@@ -132,16 +139,9 @@ static int do_dump(int argc, char **argv)
 	if (bf_opts_parse(&o, argc, argv, BF_OPT(TRACE) | BF_OPT(FORCE), 1, 1,
 			  err, sizeof(err)))
 		return bf_usage(argv[0], err);
-	if (parse_id(o.pos[0], &id))
-		return bf_usage(argv[0], "ID must be a run id (see blkfloor list)");
-	if (bf_ctx_open(&c, NULL))
-		return EXIT_FAIL;
-	ret = bf_run_get(&c.nl, id, &ri);
-	if (ret) {
-		fprintf(stderr, "blkfloor: run %u: %s\n", id, strerror(-ret));
-		ret = EXIT_FAIL;
-		goto out;
-	}
+	ret = open_run(o.pos[0], argv[0], &c, &id, &ri);
+	if (ret)
+		return ret;
 	if (o.trace) {
 		if (bf_tracer_create(&t, o.trace, o.force,
 				     bf_trace_expect_bytes(ri.intervals), 0)) {
