@@ -533,7 +533,8 @@ static void blkfloor_submit(struct blkfloor_run *run)
 	unsigned long room;
 	struct blk_plug plug;
 	bool plugged;
-	u64 now = ktime_get_ns();
+	/* Only the pacer needs the time here: the stamps are per bio. */
+	u64 now = eng->rate_cost ? ktime_get_ns() : 0;
 
 	while (eng->nr_free && eng->submitted < eng->byte_limit) {
 		if (eng->rate_cost && !blkfloor_rate_ok(eng, now))
@@ -541,10 +542,13 @@ static void blkfloor_submit(struct blkfloor_run *run)
 		blkfloor_io_prep(run, eng->free[--eng->nr_free]);
 	}
 	n = top - eng->nr_free;
+	if (!n)
+		return;
 	before = eng->inflight - n;
 	room = READ_ONCE(q->nr_requests);
 	room = room > before ? room - before : 0;
-	plugged = n > 1 && room > 1;
+	/* (Even one bio: under a plug blk-mq takes a cached request.) */
+	plugged = room > 0;
 	if (plugged)
 		blk_start_plug(&plug);
 	/*
