@@ -120,7 +120,10 @@ struct blkfloor_io {
  * @time_end: stop submitting at this absolute time (U64_MAX: none)
  * @submitted: bytes submitted
  * @seq_next: next block for sequential runs
- * @prng: offset PRNG state
+ * @perm_next: index in the pass of the next block, random runs
+ * @perm_pass: pass of the next block, random runs
+ * @perm_half: half the bit width of the random pass's permutation
+ * @perm_key: round keys of the permutation of pass @perm_pass
  * @rate_cost: ns per request at the rate cap, << 8 (0: uncapped)
  * @rate_next: earliest next submission, ns << 8
  * @bytes_total: bytes completed successfully
@@ -148,7 +151,10 @@ struct blkfloor_engine {
 	u64 time_end;
 	u64 submitted;
 	u64 seq_next;
-	u64 prng;
+	u64 perm_next;
+	u64 perm_pass;
+	unsigned int perm_half;
+	u64 perm_key[3];
 	u64 rate_cost;
 	u64 rate_next;
 	u64 bytes_total;

@@ -47,6 +47,49 @@ static u64 blkfloor_splitmix(u64 *state)
 	return z ^ (z >> 31);
 }
 
+/*
+ * A random pass is a permutation of the region's blocks: block
+ * perm(i) is the i-th of the pass, for i = 0 .. nblocks - 1. perm is a
+ * three-round Feistel network on 2 * half bits (the smallest even width
+ * that holds every block number), keyed per pass from the seed, walked
+ * along its cycle until it lands inside the region. It is a bijection on
+ * [0, 2^(2 * half)), so the walk is one on [0, nblocks); 2^(2 * half) is
+ * less than 4 * nblocks, so a walk takes fewer than four steps on average.
+ */
+static u64 blkfloor_feistel(u64 x, unsigned int half, const u64 key[3])
+{
+	u64 l = x >> half, r = x & ((1ULL << half) - 1);
+	unsigned int round;
+
+	for (round = 0; round < 3; round++) {
+		u64 t = r;
+
+		/* The top bits of a product depend on every bit below. */
+		r = l ^ (((r ^ key[round]) * 0x9e3779b97f4a7c15ULL) >>
+			 (64 - half));
+		l = t;
+	}
+	return (l << half) | r;
+}
+
+static u64 blkfloor_perm(struct blkfloor_engine *eng, u64 i)
+{
+	do
+		i = blkfloor_feistel(i, eng->perm_half, eng->perm_key);
+	while (i >= eng->nblocks);
+	return i;
+}
+
+/* Keys of pass @pass: a new permutation each pass, fixed by the seed. */
+static void blkfloor_perm_pass(struct blkfloor_engine *eng, u64 seed, u64 pass)
+{
+	u64 s = seed ^ (pass * 0xd6e8feb86659fd93ULL);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(eng->perm_key); i++)
+		eng->perm_key[i] = blkfloor_splitmix(&s);
+}
+
 static bool blkfloor_verifying(const struct blkfloor_params *p)
 {
 	return p->data == BLKFLOOR_DATA_VERIFY &&
@@ -463,8 +506,11 @@ static void blkfloor_io_prep(struct blkfloor_run *run, struct blkfloor_io *io)
 		if (++eng->seq_next == eng->nblocks)
 			eng->seq_next = 0;
 	} else {
-		blk = mul_u64_u64_shr(blkfloor_splitmix(&eng->prng),
-				      eng->nblocks, 64);
+		blk = blkfloor_perm(eng, eng->perm_next);
+		if (++eng->perm_next == eng->nblocks) {
+			eng->perm_next = 0;
+			blkfloor_perm_pass(eng, p->seed, ++eng->perm_pass);
+		}
 	}
 	io->sector = (p->offset + blk * p->bs) >> SECTOR_SHIFT;
 	if (p->op == BLKFLOOR_OP_WRITE && blkfloor_verifying(p)) {
@@ -795,7 +841,9 @@ int blkfloor_run_start(struct blkfloor_run *run)
 	eng->nblocks = div_u64(p->length, p->bs);
 	eng->pass_bytes = eng->nblocks * p->bs;
 	eng->byte_limit = blkfloor_byte_limit(run);
-	eng->prng = p->seed;
+	/* 2 * half bits hold nblocks - 1 (at least 2: a block number 0). */
+	eng->perm_half = DIV_ROUND_UP(max(fls64(eng->nblocks - 1), 2), 2);
+	blkfloor_perm_pass(eng, p->seed, 0);
 	if (p->rate_bps)
 		eng->rate_cost = mul_u64_u64_div_u64(p->bs,
 						     (u64)NSEC_PER_SEC << BLKFLOOR_RATE_SHIFT,
