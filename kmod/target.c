@@ -7,6 +7,8 @@
 #include <linux/blkdev.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <net/genetlink.h>
 #include "blkfloor.h"
 
@@ -173,6 +175,39 @@ out_put:
 	return ret;
 }
 
+/*
+ * Write, discard and write-zeroes bios bypass the device's page cache, as
+ * O_DIRECT writes do, so do what the direct I/O path does around them
+ * (kiocb_invalidate_pages(), kiocb_invalidate_post_direct_write()): write
+ * back dirty pages over the region before the run, so that they do not
+ * land on top of what it wrote, and drop the cached pages before and
+ * after it, so that a buffered read sees what is on the medium. Whole
+ * pages are dropped, never zeroed in part (truncate_bdev_range() zeroes
+ * the partial pages at a range's ends). A no-op for read runs.
+ */
+static int blkfloor_target_writeback(struct blkfloor_run *run)
+{
+	const struct blkfloor_params *p = &run->p;
+
+	if (p->op == BLKFLOOR_OP_READ)
+		return 0;
+	return filemap_write_and_wait_range(blkfloor_bdev_mapping(run->bd.bdev),
+					    p->offset,
+					    p->offset + p->length - 1);
+}
+
+static int blkfloor_target_invalidate(struct blkfloor_run *run)
+{
+	const struct blkfloor_params *p = &run->p;
+
+	if (p->op == BLKFLOOR_OP_READ)
+		return 0;
+	return invalidate_inode_pages2_range(blkfloor_bdev_mapping(run->bd.bdev),
+					     p->offset >> PAGE_SHIFT,
+					     (p->offset + p->length - 1) >>
+					     PAGE_SHIFT);
+}
+
 /**
  * blkfloor_target_open() - take a run's device and check the run
  * @run: the run, its parameters filled in; it is the holder
@@ -182,6 +217,8 @@ out_put:
  *
  * A path is opened exclusively, read-only for reads and read-write for
  * everything else. Resolves a zero region length to the end of the device.
+ * For a run that writes, the page cache over its region is written back
+ * and dropped (see blkfloor_target_writeback()).
  *
  * Return: 0 with the device held, or a negative errno with it released.
  */
@@ -206,16 +243,36 @@ int blkfloor_target_open(struct blkfloor_run *run, struct nlattr **attrs,
 	}
 	ret = blkfloor_target_check(run, attrs, extack);
 	if (ret)
-		blkfloor_bdev_close(&run->bd);
+		goto out_close;
+	ret = blkfloor_target_writeback(run);
+	if (ret) {
+		NL_SET_ERR_MSG(extack,
+			       "cannot write back the device's page cache over the region");
+		goto out_close;
+	}
+	/* Pages busy now are tried again when the run ends. */
+	blkfloor_target_invalidate(run);
+	return 0;
+
+out_close:
+	blkfloor_bdev_close(&run->bd);
 	return ret;
 }
 
 /**
  * blkfloor_target_close() - release a run's device (idempotent)
- * @run: the run
+ * @run: the run; none of its bios is in flight
+ *
+ * After a run that wrote, the pages cached over its region while it ran
+ * are dropped first.
  */
 void blkfloor_target_close(struct blkfloor_run *run)
 {
+	if (!run->bd.bdev)
+		return;
+	if (blkfloor_target_invalidate(run))
+		pr_warn_ratelimited("run %u: %pg: pages cached over the region could not be dropped\n",
+				    run->id, run->bd.bdev);
 	blkfloor_bdev_close(&run->bd);
 }
 
