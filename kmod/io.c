@@ -811,7 +811,10 @@ int blkfloor_run_start(struct blkfloor_run *run)
 	eng->t0 = ktime_get_ns();
 	eng->iv_start = eng->t0;
 	eng->iv_end = eng->t0 + p->interval_ns;
-	eng->time_end = p->max_time_ns ? eng->t0 + p->max_time_ns : U64_MAX;
+	/* MAX_TIME_NS is any u64: a limit past 2^64 ns is no limit. */
+	if (!p->max_time_ns ||
+	    check_add_overflow(eng->t0, p->max_time_ns, &eng->time_end))
+		eng->time_end = U64_MAX;
 	wake_up_process(task);
 	return 0;
 }
