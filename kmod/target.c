@@ -64,6 +64,12 @@ int blkfloor_target_max_io(struct block_device *bdev, u8 op)
 	return min_t(u64, sectors << SECTOR_SHIFT, INT_MAX);
 }
 
+/* The attribute that named the device: DEV_FD or DEV_PATH. */
+static struct nlattr *blkfloor_target_attr(struct nlattr **attrs)
+{
+	return attrs[BLKFLOOR_A_DEV_FD] ?: attrs[BLKFLOOR_A_DEV_PATH];
+}
+
 static int blkfloor_target_check(struct blkfloor_run *run,
 				 struct nlattr **attrs,
 				 struct netlink_ext_ack *extack)
@@ -75,6 +81,21 @@ static int blkfloor_target_check(struct blkfloor_run *run,
 
 	run->dev_size = size;
 	run->eng.lbs = lbs;
+	if (!size) {
+		NL_SET_ERR_MSG_ATTR(extack, blkfloor_target_attr(attrs),
+				    "device has zero size");
+		return -EINVAL;
+	}
+	/*
+	 * Writes to a sequential zone must land at its write pointer, in
+	 * order (or be zone appends); the engine's writes, discards and
+	 * write-zeroes do not. Reads are fine anywhere.
+	 */
+	if (bdev_is_zoned(bdev) && p->op != BLKFLOOR_OP_READ) {
+		NL_SET_ERR_MSG_ATTR(extack, blkfloor_target_attr(attrs),
+				    "zoned device: only read runs are supported");
+		return -EOPNOTSUPP;
+	}
 	if (p->bs % lbs) {
 		NL_SET_ERR_MSG_ATTR(extack, attrs[BLKFLOOR_A_BS],
 				    "block size is not a multiple of the logical block size");
