@@ -102,7 +102,8 @@ struct blkfloor_io {
 
 /**
  * struct blkfloor_engine - state the kthread alone touches
- * @ios: qd request slots
+ * @ios: qd request slots (all the @ios..@acc allocations are freed when the
+ *	run ends; see blkfloor_engine_free_io())
  * @free: stack of idle slots
  * @nr_free: slots on @free
  * @inflight: slots submitted and not yet accounted
@@ -206,6 +207,8 @@ struct blkfloor_run_pub {
  * @dev_size: device size, bytes
  * @max_io_bytes: largest request the queue takes for @p.op
  * @start_real: CLOCK_REALTIME at start, ns
+ * @memcg: memory cgroup of the process that started the run (charged for
+ *	the run's memory, the kthread's allocations included; NULL: none)
  * @task: the kthread (a task reference is held until the run is freed)
  * @stop_lock: serializes stopping the kthread
  * @stop_req: stop requested (owner went away, unload)
@@ -228,6 +231,7 @@ struct blkfloor_run {
 	u64 dev_size;
 	u32 max_io_bytes;
 	u64 start_real;
+	struct mem_cgroup *memcg;
 	struct task_struct *task;
 	struct mutex stop_lock; /* serializes kthread_stop() */
 	bool stop_req;
@@ -259,6 +263,7 @@ int blkfloor_target_put_caps(struct sk_buff *skb, struct nlattr *path,
 
 /* io.c */
 int blkfloor_engine_init(struct blkfloor_run *run);
+void blkfloor_engine_free_io(struct blkfloor_run *run);
 void blkfloor_engine_free(struct blkfloor_run *run);
 int blkfloor_run_start(struct blkfloor_run *run);
 void blkfloor_run_end_unstarted(struct blkfloor_run *run);

@@ -27,6 +27,7 @@
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/random.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include "blkfloor.h"
@@ -116,13 +117,14 @@ static void blkfloor_buf_free(struct blkfloor_buf *buf)
 /* @bs bytes in at most BLKFLOOR_BUF_VECS chunks, as large as we can get. */
 static int blkfloor_buf_alloc(struct blkfloor_buf *buf, u32 bs, bool zero)
 {
-	gfp_t gfp = GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY |
+	gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_NORETRY |
 		    (zero ? __GFP_ZERO : 0);
 	unsigned int order = BLKFLOOR_CHUNK_ORDER;
 	u32 left = bs;
 
 	buf->nr = 0;
-	buf->vecs = kcalloc(BLKFLOOR_BUF_VECS, sizeof(*buf->vecs), GFP_KERNEL);
+	buf->vecs = kcalloc(BLKFLOOR_BUF_VECS, sizeof(*buf->vecs),
+			    GFP_KERNEL_ACCOUNT);
 	if (!buf->vecs)
 		return -ENOMEM;
 	while (left) {
@@ -662,10 +664,13 @@ static int blkfloor_thread(void *data)
 	struct blkfloor_run *run = data;
 	struct blkfloor_engine *eng = &run->eng;
 	u8 state = BLKFLOOR_STATE_RUNNING;
+	struct mem_cgroup *old_memcg;
 	bool dead;
 	int err = 0;
 	u64 now;
 
+	/* What the kthread allocates (histograms) is the starter's too. */
+	old_memcg = set_active_memcg(run->memcg);
 	for (;;) {
 		now = blkfloor_reap(run);
 		if (state == BLKFLOOR_STATE_RUNNING)
@@ -681,6 +686,9 @@ static int blkfloor_thread(void *data)
 	now = ktime_get_ns();
 	if (eng->acc->ios || eng->errors_total != run->pub.errors)
 		blkfloor_close_interval(run, now);
+	set_active_memcg(old_memcg);
+	/* Every bio has completed and been accounted: nothing uses them. */
+	blkfloor_engine_free_io(run);
 	dead = blkfloor_bdev_dead(run->bd.bdev);
 	blkfloor_target_close(run);
 	if (eng->errors_total > run->p.err_limit ||
@@ -704,6 +712,7 @@ static int blkfloor_thread(void *data)
  */
 void blkfloor_run_end_unstarted(struct blkfloor_run *run)
 {
+	blkfloor_engine_free_io(run);
 	blkfloor_target_close(run);
 	blkfloor_run_publish_end(run, BLKFLOOR_STATE_STOPPED, 0, 0);
 }
@@ -713,6 +722,7 @@ void blkfloor_run_end_unstarted(struct blkfloor_run *run)
  * @run: the run, its parameters checked and its device open
  *
  * Everything the run needs is allocated here; nothing is allocated per I/O.
+ * It is charged to the caller's memory cgroup: this runs in its RUN_START.
  *
  * Return: 0 or -ENOMEM; blkfloor_engine_free() undoes a partial setup.
  */
@@ -723,10 +733,10 @@ int blkfloor_engine_init(struct blkfloor_run *run)
 	bool verify = blkfloor_verifying(p);
 	unsigned int i;
 
-	eng->acc = kvzalloc(sizeof(*eng->acc), GFP_KERNEL);
-	eng->ios = kvcalloc(p->qd, sizeof(*eng->ios), GFP_KERNEL);
-	eng->free = kvcalloc(p->qd, sizeof(*eng->free), GFP_KERNEL);
-	run->ring = kvcalloc(p->ring, sizeof(*run->ring), GFP_KERNEL);
+	eng->acc = kvzalloc(sizeof(*eng->acc), GFP_KERNEL_ACCOUNT);
+	eng->ios = kvcalloc(p->qd, sizeof(*eng->ios), GFP_KERNEL_ACCOUNT);
+	eng->free = kvcalloc(p->qd, sizeof(*eng->free), GFP_KERNEL_ACCOUNT);
+	run->ring = kvcalloc(p->ring, sizeof(*run->ring), GFP_KERNEL_ACCOUNT);
 	if (!eng->acc || !eng->ios || !eng->free || !run->ring)
 		return -ENOMEM;
 	blkfloor_acc_reset(eng->acc);
@@ -747,7 +757,7 @@ int blkfloor_engine_init(struct blkfloor_run *run)
 
 		io->run = run;
 		if (verify) {
-			io->buf = kzalloc(sizeof(*io->buf), GFP_KERNEL);
+			io->buf = kzalloc(sizeof(*io->buf), GFP_KERNEL_ACCOUNT);
 			if (!io->buf || blkfloor_buf_alloc(io->buf, p->bs, true))
 				return -ENOMEM;
 		} else if (blkfloor_has_data(p)) {
@@ -755,7 +765,7 @@ int blkfloor_engine_init(struct blkfloor_run *run)
 		}
 		if (io->buf)
 			nr = io->buf->nr;
-		io->bio = bio_kmalloc(nr, GFP_KERNEL);
+		io->bio = bio_kmalloc(nr, GFP_KERNEL_ACCOUNT);
 		if (!io->bio)
 			return -ENOMEM;
 		bio_init(io->bio, NULL, io->bio->bi_inline_vecs, nr, 0);
@@ -768,10 +778,18 @@ int blkfloor_engine_init(struct blkfloor_run *run)
 }
 
 /**
- * blkfloor_engine_free() - free what blkfloor_engine_init() allocated
- * @run: the run; its kthread is gone or was never started
+ * blkfloor_engine_free_io() - free the I/O slots, bios and data buffers
+ * @run: the run; none of its bios is in flight (its kthread drained them,
+ *	or never started)
+ *
+ * All a run needs to do I/O, which is most of its memory (up to 64 MiB of
+ * buffers, twice in verify mode): freed as soon as the run ends, while
+ * what readers need (the ring, the published totals) stays until the run
+ * is trimmed. A bi_end_io still finishing reads only @run, never its slot
+ * or bio, once the slot is on run->done (see blkfloor_end_io()).
+ * Idempotent.
  */
-void blkfloor_engine_free(struct blkfloor_run *run)
+void blkfloor_engine_free_io(struct blkfloor_run *run)
 {
 	struct blkfloor_engine *eng = &run->eng;
 	unsigned int i;
@@ -792,12 +810,24 @@ void blkfloor_engine_free(struct blkfloor_run *run)
 	kvfree(eng->ios);
 	kvfree(eng->free);
 	kvfree(eng->acc);
+	eng->ios = NULL;
+	eng->free = NULL;
+	eng->nr_free = 0;
+	eng->acc = NULL;
+}
+
+/**
+ * blkfloor_engine_free() - free what blkfloor_engine_init() allocated
+ * @run: the run; its kthread is gone or was never started
+ */
+void blkfloor_engine_free(struct blkfloor_run *run)
+{
+	unsigned int i;
+
+	blkfloor_engine_free_io(run);
 	for (i = 0; run->ring && i < run->p.ring; i++)
 		blkfloor_iv_release(&run->ring[i]);
 	kvfree(run->ring);
-	eng->ios = NULL;
-	eng->free = NULL;
-	eng->acc = NULL;
 	run->ring = NULL;
 }
 
@@ -867,7 +897,10 @@ int blkfloor_run_start(struct blkfloor_run *run)
 	eng->t0 = ktime_get_ns();
 	eng->iv_start = eng->t0;
 	eng->iv_end = eng->t0 + p->interval_ns;
-	eng->time_end = p->max_time_ns ? eng->t0 + p->max_time_ns : U64_MAX;
+	/* MAX_TIME_NS is any u64: a limit past 2^64 ns is no limit. */
+	if (!p->max_time_ns ||
+	    check_add_overflow(eng->t0, p->max_time_ns, &eng->time_end))
+		eng->time_end = U64_MAX;
 	wake_up_process(task);
 	return 0;
 }
