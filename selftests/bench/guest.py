@@ -265,6 +265,72 @@ def throughput(eng, out, base, dev, irqmode, tests, rounds, t):
                             r["cpu_ns"] / max(r["ios"], 1)))
 
 
+def cli_run(cli, dev, bs, qd, t):
+    """blkfloor's p50 the way a user gets it: the CLI's summary, from the
+    sum of the run's interval histograms (user/report.c)."""
+    j = json.loads(sh(cli, "run", dev, "--rw", "randread", "--bs", str(bs),
+                      "--qd", str(qd), "--time", "%gs" % t, "--quiet",
+                      "--json"))
+    lat = j["latency_us"]
+    return {"ios": j["ios"], "p50_ns": lat["p50"] * 1e3,
+            "mean_ns": lat["mean"] * 1e3, "min_ns": lat["min"] * 1e3,
+            "state": j["state"]}
+
+
+def fio_lat(dev, bs, qd, t):
+    """fio's completion latency p50 (clat: from submission to completion as
+    fio sees them) with io_uring, as users run it."""
+    cmd = ["fio", "--name=lat", "--filename=" + dev, "--direct=1",
+           "--rw=randread", "--bs=%d" % bs, "--iodepth=%d" % qd,
+           "--ioengine=io_uring", "--time_based", "--runtime=%gs" % t,
+           "--norandommap", "--randrepeat=0", "--output-format=json"]
+    d = json.loads(sh(*cmd))["jobs"][0]["read"]
+    c = d["clat_ns"]
+    return {"ios": d["total_ios"], "p50_ns": float(c["percentile"]["50.000000"]),
+            "mean_ns": c["mean"], "min_ns": c["min"]}
+
+
+def latency(eng, out, base, base_cfg, a):
+    """Latency accuracy: null_blk completing each request by a timer
+    (irqmode=2) a programmed time after it reached the driver; blkfloor's
+    p50 and fio's clat p50 on the same device, interleaved."""
+    engines = ["blkfloor", "fio-io_uring"]
+    if not eng.bf:
+        log("latency: blkfloor missing (%s); fio alone" % eng.bf_reason)
+        engines = engines[1:]
+    elif not os.access(a.cli, os.X_OK):
+        log("latency: no CLI at %s; fio alone" % a.cli)
+        engines = engines[1:]
+    rounds = max(1, min(a.rounds, 3))
+    for nsec in a.lat_nsec:
+        name = "benchl"
+        dev = nullb_create(name, irqmode=2, completion_nsec=nsec, **base_cfg)
+        try:
+            for rnd in range(rounds):
+                for qd in a.lat_qd:
+                    order = engines if rnd % 2 == 0 else engines[::-1]
+                    for e in order:
+                        try:
+                            if e == "blkfloor":
+                                r = cli_run(a.cli, dev, 4096, qd, a.time)
+                            else:
+                                r = fio_lat(dev, 4096, qd, a.time)
+                        except (RuntimeError, OSError, KeyError,
+                                ValueError) as ex:
+                            log("latency %s: %s" % (e, ex))
+                            r = {"failed": str(ex)}
+                        emit(out, dict(base, kind="latency", engine=e,
+                                       completion_nsec=nsec, qd=qd, bs=4096,
+                                       round=rnd, **r))
+                        if "p50_ns" in r:
+                            log("latency %7d ns QD %2d round %d %-12s p50 "
+                                "%9.0f ns (%+.1f %%)" % (
+                                    nsec, qd, rnd, e, r["p50_ns"],
+                                    100 * (r["p50_ns"] - nsec) / nsec))
+        finally:
+            nullb_destroy(name)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -275,7 +341,18 @@ def main():
                     help="do not measure blkfloor, for this reason")
     ap.add_argument("--skip", default="",
                     help="comma list of parts to skip: tput,softirq,"
-                         "precision,memory")
+                         "precision,latency,memory")
+    ap.add_argument("--precision-runs", type=int, default=5,
+                    help="runs of the rate-cap precision test")
+    ap.add_argument("--cli", default=os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "user",
+        "blkfloor"), help="the blkfloor CLI (latency part)")
+    ap.add_argument("--lat-nsec", type=lambda v: [int(x) for x in
+                                                  v.split(",")],
+                    default=[10_000, 100_000, 1_000_000],
+                    help="null_blk completion_nsec values (latency part)")
+    ap.add_argument("--lat-qd", type=lambda v: [int(x) for x in v.split(",")],
+                    default=[1, 8], help="queue depths (latency part)")
     a = ap.parse_args()
     skip = set(a.skip.split(","))
 
@@ -301,13 +378,17 @@ def main():
         throughput(eng, out, base, devs[1], 1, TESTS[1:2], a.rounds, a.time)
 
     if eng.bf and "precision" not in skip:
-        # (a) blkfloor's own rate cap on the unthrottled device.
+        # (a) blkfloor's own rate cap on the unthrottled device, several
+        # runs: the report gives the spread of their p95 as well.
         rate = 100_000_000
-        r = eng.blkfloor(devs[0], "read", True, 4096, 32, 3,
-                         interval_ns=10_000_000, ring=1024, rate_bps=rate)
-        emit(out, dict(base, kind="precision", how="blkfloor rate cap",
-                       set_bps=rate, **r))
-        log("precision: rate cap, %d intervals" % len(r["intervals"]))
+        for i in range(a.precision_runs):
+            r = eng.blkfloor(devs[0], "read", True, 4096, 32, 3,
+                             interval_ns=10_000_000, ring=1024,
+                             rate_bps=rate)
+            emit(out, dict(base, kind="precision", how="blkfloor rate cap",
+                           set_bps=rate, rep=i, **r))
+            log("precision: rate cap, run %d, %d intervals" %
+                (i, len(r["intervals"])))
         # (b) null_blk's own throttle (mbps counts MiB/s, refilled in
         # 20 ms ticks: 2^20 / 50 * mbps bytes per tick).
         mbps = 100
@@ -318,6 +399,9 @@ def main():
                        set_bps=(1 << 20) // 50 * mbps * 50, **r))
         log("precision: null_blk mbps, %d intervals" % len(r["intervals"]))
         nullb_destroy("benchr")
+
+    if "latency" not in skip:
+        latency(eng, out, base, base_cfg, a)
 
     if eng.bf and "memory" not in skip:
         # Ended runs stay readable until keep_ended newer ones have ended;

@@ -155,35 +155,109 @@ def report_tput(recs, kernel, irqmode, rst, out):
     out += [t.render(), ""]
 
 
+def precision_stats(r):
+    """Per-interval and 100 ms-window errors of one precision run."""
+    iv = sorted(r.get("intervals", []), key=lambda x: x["index"])[1:-1]
+    set_bps = r["set_bps"]
+    errs = [abs(x["bytes"] * 1e9 / (x["end_ns"] - x["start_ns"]) -
+                set_bps) * 100 / set_bps for x in iv
+            if x["end_ns"] > x["start_ns"]]
+    win = []
+    for i in range(0, len(iv) - 9, 10):
+        g = iv[i:i + 10]
+        ns = g[-1]["end_ns"] - g[0]["start_ns"]
+        win.append(abs(sum(x["bytes"] for x in g) * 1e9 / ns - set_bps)
+                   * 100 / set_bps)
+    tot_ns = (iv[-1]["end_ns"] - iv[0]["start_ns"]) if iv else 0
+    mean = sum(x["bytes"] for x in iv) * 1e3 / tot_ns if tot_ns else None
+    return {"n": len(iv), "mean": mean, "med": med(errs),
+            "p95": pct(errs, 0.95), "wmed": med(win), "wp95": pct(win, 0.95)}
+
+
 def report_precision(recs, kernel, rst, out):
-    t = Table(rst, ["set rate", "intervals", "mean MB/s", "median abs. err %",
-                    "p95 abs. err %", "100 ms windows: median %", "p95 %"])
-    any_ = False
+    t = Table(rst, ["set rate", "run", "intervals", "mean MB/s",
+                    "median abs. err %", "p95 abs. err %",
+                    "100 ms windows: median %", "p95 %"])
+    spread = {}
     for r in recs:
         if r.get("kind") != "precision" or r["kernel"] != kernel:
             continue
-        any_ = True
-        iv = sorted(r.get("intervals", []), key=lambda x: x["index"])[1:-1]
-        set_bps = r["set_bps"]
-        errs = [abs(x["bytes"] * 1e9 / (x["end_ns"] - x["start_ns"]) -
-                    set_bps) * 100 / set_bps for x in iv
-                if x["end_ns"] > x["start_ns"]]
-        win = []
-        for i in range(0, len(iv) - 9, 10):
-            g = iv[i:i + 10]
-            ns = g[-1]["end_ns"] - g[0]["start_ns"]
-            win.append(abs(sum(x["bytes"] for x in g) * 1e9 / ns - set_bps)
-                       * 100 / set_bps)
-        tot_ns = (iv[-1]["end_ns"] - iv[0]["start_ns"]) if iv else 0
-        mean = sum(x["bytes"] for x in iv) * 1e3 / tot_ns if tot_ns else None
-        t.add("%s, %.2f MB/s" % (r["how"], set_bps / 1e6), len(iv),
-              fmt(mean, ".2f"), fmt(med(errs), ".2f"),
-              fmt(pct(errs, 0.95), ".2f"), fmt(med(win), ".2f"),
-              fmt(pct(win, 0.95), ".2f"))
-    if any_:
-        caption(out, "%s, interval precision, 10 ms intervals, 4 KiB random "
-                "reads QD32 (first and last interval excluded):" % kernel, rst)
-        out += [t.render(), ""]
+        st = precision_stats(r)
+        spread.setdefault(r["how"], []).append(st)
+        t.add("%s, %.2f MB/s" % (r["how"], r["set_bps"] / 1e6),
+              r.get("rep", 0), st["n"], fmt(st["mean"], ".2f"),
+              fmt(st["med"], ".2f"), fmt(st["p95"], ".2f"),
+              fmt(st["wmed"], ".2f"), fmt(st["wp95"], ".2f"))
+    if not spread:
+        return
+    caption(out, "%s, interval precision, 10 ms intervals, 4 KiB random "
+            "reads QD32 (first and last interval excluded):" % kernel, rst)
+    out += [t.render(), ""]
+    for how, sts in spread.items():
+        if len(sts) < 2:
+            continue
+        for key, what in (("p95", "p95"), ("med", "median")):
+            v = sorted(x[key] for x in sts if x[key] is not None)
+            if v:
+                out.append("%s, %s abs. err over %d runs: min %.2f %%, "
+                           "median %.2f %%, max %.2f %%" % (
+                               how, what, len(v), v[0], med(v), v[-1]))
+        if rst:
+            out.append("")
+    if not rst:
+        out.append("")
+
+
+def report_latency(recs, kernel, rst, out):
+    """Median over rounds of each engine's p50 and mean, against the
+    programmed completion time; bias = measured - programmed."""
+    rows = {}
+    for r in recs:
+        if (r.get("kind") == "latency" and r["kernel"] == kernel and
+                r.get("p50_ns") is not None):
+            rows.setdefault((r["completion_nsec"], r["qd"], r["engine"]),
+                            []).append(r)
+    if not rows:
+        return
+    caption(out, "%s, latency accuracy: 4 KiB random reads on null_blk "
+            "irqmode=2 (each request completes by a timer the programmed "
+            "time after it reached the driver); bias = measured - "
+            "programmed, median of %d rounds; p50s are histogram bucket "
+            "values (1/64 of a power of two: 128 ns at 10 us, 1 us at "
+            "100 us, 8 us at 1 ms), means are exact; goal: blkfloor's p50 "
+            "bias < 2 %% + 5 us, and several times smaller than fio's:"
+            % (kernel, max(len(v) for v in rows.values())), rst)
+    t = Table(rst, ["programmed", "QD", "blkfloor p50 us", "p50 bias us",
+                    "p50 bias %", "mean bias us", "fio p50 us",
+                    "p50 bias us", "p50 bias %", "mean bias us",
+                    "fio/blkfloor bias: p50; mean", "< 2 % + 5 us"])
+    for (nsec, qd) in sorted({(k[0], k[1]) for k in rows}):
+        def stat(e, key):
+            rs = rows.get((nsec, qd, e))
+            return med([x[key] for x in rs]) if rs else None
+        b, f = stat("blkfloor", "p50_ns"), stat("fio-io_uring", "p50_ns")
+        bm, fm = stat("blkfloor", "mean_ns"), stat("fio-io_uring", "mean_ns")
+        bb = None if b is None else b - nsec
+        fb = None if f is None else f - nsec
+        def ratio_of(x, y):
+            return "-" if x is None or y is None or y <= 0 else \
+                "%.1f" % (x / y)
+        ratio = "%s; %s" % (ratio_of(fb, bb),
+                            ratio_of(None if fm is None else fm - nsec,
+                                     None if bm is None else bm - nsec))
+        goal = "-"
+        if bb is not None:
+            goal = "yes" if abs(bb) < 0.02 * nsec + 5000 else "no"
+
+        def us(v, spec):
+            return fmt(None if v is None else v / 1e3, spec)
+        t.add("%g us" % (nsec / 1e3), qd, us(b, ".2f"), us(bb, "+.2f"),
+              fmt(None if bb is None else 100 * bb / nsec, "+.1f"),
+              us(None if bm is None else bm - nsec, "+.2f"),
+              us(f, ".2f"), us(fb, "+.2f"),
+              fmt(None if fb is None else 100 * fb / nsec, "+.1f"),
+              us(None if fm is None else fm - nsec, "+.2f"), ratio, goal)
+    out += [t.render(), ""]
 
 
 def report_memory(recs, kernel, rst, out):
@@ -248,11 +322,14 @@ def main():
         for irq in (0, 1):
             report_tput(recs, k, irq, a.rst, out)
         report_precision(recs, k, a.rst, out)
+        report_latency(recs, k, a.rst, out)
         report_memory(recs, k, a.rst, out)
     failed = [r for r in recs if r.get("failed")]
     for r in failed:
+        what = r.get("test") or "%s %s ns QD %s" % (
+            r.get("kind"), r.get("completion_nsec"), r.get("qd"))
         out.append("FAILED: %s %s %s round %s: %s" % (
-            r["kernel"], r["test"], r["engine"], r["round"], r["failed"]))
+            r["kernel"], what, r.get("engine"), r.get("round"), r["failed"]))
     print("\n".join(out))
     return 0
 

@@ -24,6 +24,11 @@
 #                      -icount). CPU-bound work then takes the same guest
 #                      time however loaded the host is; make bench uses it
 #                      to compare engines by the work they do per I/O.
+#   --icount-sleep on|off  with --icount: while the guest is idle, its clock
+#                      follows real time (on, the default) or jumps to the
+#                      next timer's deadline (off: QEMU's sleep=off; guest
+#                      timers then fire on time whatever the host's load,
+#                      and idle waits take no guest time beyond them).
 #
 # In the guest, before the command runs:
 #   - build/KVER/blkfloor.ko (if built) is installed under
@@ -46,6 +51,7 @@ smp=2
 keep=0
 share=
 icount=
+icount_sleep=on
 usb=()
 uas=()
 nvme=()
@@ -67,6 +73,7 @@ while [ $# -gt 0 ]; do
 	--share) share=$(cd "$2" && pwd) || exit 2; shift 2 ;;
 	--keep) keep=1; shift ;;
 	--icount) icount=$2; shift 2 ;;
+	--icount-sleep) icount_sleep=$2; shift 2 ;;
 	--) shift; break ;;
 	*) usage ;;
 	esac
@@ -149,8 +156,13 @@ if [ -n "$icount" ]; then
 		{ echo "run-vm: --icount takes a shift of 0 to 10" >&2; exit 2; }
 	[ "$accel" = tcg ] ||
 		{ echo "run-vm: --icount needs TCG (this host uses $accel)" >&2; exit 2; }
-	# sleep=on: an idle guest still follows real time (9p, timers).
-	icountargs=(-icount "shift=$icount,sleep=on")
+	[[ $icount_sleep =~ ^(on|off)$ ]] ||
+		{ echo "run-vm: --icount-sleep takes on or off" >&2; exit 2; }
+	# sleep=on: an idle guest still follows real time (9p, timers), and
+	# a guest timer fires as late as the host wakes QEMU up. sleep=off:
+	# an idle guest's clock jumps to its next timer, so timers fire on
+	# time in guest time, however loaded the host is.
+	icountargs=(-icount "shift=$icount,sleep=$icount_sleep")
 fi
 
 # --- the module: depmod on the host (over 9p in a TCG guest it takes minutes)
