@@ -383,17 +383,35 @@ json_get() {
 	python3 -S -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
 
+# host_wait CPU0 CPU1: how long QEMU's threads waited for a host CPU
+# between two replies of the agent's cpu command, as "W s in T s" (T the
+# host's time between them). A TCG guest has no steal clock: this is how a
+# drive model test shows that the host, not the model, slowed the guest.
+host_wait() {
+	python3 -S - "$1" "$2" <<'PY'
+import sys
+a, b = ({k: int(v) for k, v in (w.split('=') for w in x.split())}
+        for x in sys.argv[1:3])
+print('%.1f s in %.1f s' % ((b['wait_ns'] - a['wait_ns']) / 1e9,
+                             (b['host_ns'] - a['host_ns']) / 1e9))
+PY
+}
+
 # sustain_classify DEV NAME [sustain options...]: a sustain run on DEV with
 # a trace in $TMPDIR, then its classification as JSON in $TMPDIR/NAME.json.
-# Prints the class, peak, floor and cache size as diagnostics.
+# Prints the class, peak, floor and cache size as diagnostics, and (in the
+# rig) how long the host kept QEMU's threads waiting for a CPU meanwhile.
 sustain_classify() {
-	local dev=$1 name=$2 out
+	local dev=$1 name=$2 out c0=
 	shift 2
 	out=$(mktemp -d)/$name
 	on_exit "rm -rf $(dirname "$out")"
+	in_rig && c0=$(rig cpu)
 	"$BLKFLOOR" sustain "$dev" --yes-destroy-data --interval 200ms \
 		--quiet --trace "$out.csv" "$@" > "$out.txt" 2>&1 ||
 		{ sed 's/^/# /' "$out.txt"; fail "sustain $dev failed"; }
+	[ -z "$c0" ] ||
+		diag "$name: host: QEMU's threads waited $(host_wait "$c0" "$(rig cpu)") for a CPU"
 	"$BLKFLOOR" classify "$out.csv" --json > "$out.json" ||
 		fail "classify $out.csv failed"
 	diag "$name: $(json_get "$out.json" \

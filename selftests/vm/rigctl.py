@@ -30,6 +30,14 @@ port buffers data while nobody holds it open).  Commands:
     model DEV off                 ok model=off (and the throttle is lifted)
     model-state DEV               ok model=NAME rate=N ... applied_wr=N
                                      applied_rd=N polls=N  |  ok model=off
+    cpu                           ok host_ns=N threads=K run_ns=N wait_ns=N
+                                  (QEMU's vCPU and main-loop threads: CPU
+                                  time they got, and time they were ready
+                                  to run but the host ran something else,
+                                  from /proc/TID/schedstat; a TCG
+                                  guest has no steal clock of its own, so
+                                  this is how a test sees the host starve
+                                  the emulator: wait_ns grows)
     unplug DEV                    ok unplugged=DEV (device_del, then the
                                   DEVICE_DELETED event, 10 s at most)
     quit                          ok bye, then the agent exits
@@ -328,13 +336,14 @@ class Agent:
     """The request handler; independent of the rig socket."""
 
     COMMANDS = ('ping', 'help', 'stats', 'throttle', 'model', 'model-state',
-                'unplug', 'quit')
+                'cpu', 'unplug', 'quit')
 
     def __init__(self, qmp, poll=0.025):
         self.qmp = qmp
         self.poll = poll
         self.controllers = {}
         self.quit = False
+        self.threads = None
 
     def entry(self, dev):
         e = find_blockstats(self.qmp.execute('query-blockstats'), dev)
@@ -473,6 +482,37 @@ class Agent:
             self.entry(args[0])
             return 'model=off'
         return _kv(ctl.state())
+
+    def emulator_threads(self):
+        """QEMU's vCPU threads and its main thread (the main loop runs
+        the block layer's throttle timers and completions)."""
+        if self.threads is None:
+            cpus = self.qmp.execute('query-cpus-fast')
+            tids = [c['thread-id'] for c in cpus if 'thread-id' in c]
+            if not tids:
+                raise RigError('query-cpus-fast gave no vCPU thread ids')
+            # the vCPU threads belong to QEMU's process: its pid is the
+            # main thread's id
+            with open(f'/proc/{tids[0]}/status', encoding='ascii') as f:
+                tgid = [int(line.split()[1]) for line in f
+                        if line.startswith('Tgid:')]
+            self.threads = sorted(set(tids + tgid))
+        return self.threads
+
+    def cmd_cpu(self, args):
+        self._nargs(args, 0, 0, 'cpu')
+        run = wait = 0
+        try:
+            for tid in self.emulator_threads():
+                with open(f'/proc/{tid}/schedstat', encoding='ascii') as f:
+                    r, w = f.read().split()[:2]
+                run += int(r)
+                wait += int(w)
+        except (OSError, ValueError) as e:
+            raise RigError(f'no schedstat for QEMU: {e}') from None
+        return _kv({'host_ns': time.monotonic_ns(),
+                    'threads': len(self.threads), 'run_ns': run,
+                    'wait_ns': wait})
 
     def cmd_unplug(self, args):
         self._nargs(args, 1, 1, 'unplug DEV')

@@ -444,6 +444,10 @@ class FakeQemu:
                 self.throttles.append((d['qdev'], args['bps_wr'],
                                        args['bps_rd']))
                 return {'return': {}}
+            if cmd == 'query-cpus-fast':
+                # the vCPU threads: this process's main thread stands in
+                return {'return': [{'cpu-index': 0, 'thread-id':
+                                    threading.main_thread().native_id}]}
             if cmd == 'device_del':
                 dev = args.get('id')
                 if dev not in self.disks:
@@ -547,6 +551,20 @@ class TestAgent(RigTestCase):
         self.assertTrue(a.handle('@t9 bogus').startswith('@t9 err '))
         self.assertEqual(a.handle('ping'), 'ok pong')   # still alive
         self.assertFalse(a.quit)
+
+    def test_cpu(self):
+        a = self.connect()
+        r1 = dict(w.split('=') for w in a.handle('cpu').split()[1:])
+        end = time.monotonic() + 0.05
+        while time.monotonic() < end:
+            pass
+        r2 = dict(w.split('=') for w in a.handle('cpu').split()[1:])
+        # one vCPU thread, which is also the process's main thread
+        self.assertEqual(r1['threads'], '1')
+        self.assertGreater(int(r2['host_ns']), int(r1['host_ns']))
+        self.assertGreater(int(r2['run_ns']), int(r1['run_ns']))
+        self.assertGreaterEqual(int(r2['wait_ns']), int(r1['wait_ns']))
+        self.assertTrue(a.handle('cpu x').startswith('err usage'))
 
     def test_throttle(self):
         a = self.connect()
