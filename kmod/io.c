@@ -783,9 +783,9 @@ int blkfloor_engine_init(struct blkfloor_run *run)
  *	or never started)
  *
  * All a run needs to do I/O, which is most of its memory (up to 64 MiB of
- * buffers, twice in verify mode): freed as soon as the run ends, while
- * what readers need (the ring, the published totals) stays until the run
- * is trimmed. A bi_end_io still finishing reads only @run, never its slot
+ * buffers, shared or, in verify mode, one per slot): freed as soon as the
+ * run ends, while what readers need (the ring, the published totals)
+ * stays until the run is trimmed. A bi_end_io still finishing reads only @run, never its slot
  * or bio, once the slot is on run->done (see blkfloor_end_io()).
  * Idempotent.
  */

@@ -54,7 +54,9 @@ void blkfloor_acc_reset(struct blkfloor_acc *acc)
  * @iv: filled in, except @iv->index, start_ns, end_ns, bytes_total and seen
  *
  * Runs in the kthread once per interval, never per I/O. The histogram is
- * compacted to its non-empty buckets in a new allocation owned by @iv.
+ * compacted to its non-empty buckets in a new allocation owned by @iv; a
+ * bucket counted past U32_MAX (an entry's count is 32 bits) becomes
+ * several entries of the same index, which readers add up.
  *
  * Return: 0, or -ENOMEM when the histogram could not be kept (the totals
  * still are; @iv->hist is then NULL).
@@ -73,18 +75,24 @@ int blkfloor_acc_close(struct blkfloor_acc *acc, struct blkfloor_iv *iv)
 	iv->hist = NULL;
 	iv->nr_hist = 0;
 
+	/* Entries count 32 bits: a larger count takes several. */
 	for (i = 0; i < BLKFLOOR_HIST_NR; i++)
-		n += !!acc->hist[i];
+		n += DIV_ROUND_UP_ULL(acc->hist[i], U32_MAX);
 	if (n) {
 		iv->hist = kmalloc_array(n, sizeof(*iv->hist),
 					 GFP_KERNEL_ACCOUNT);
 		if (iv->hist) {
 			for (i = 0; i < BLKFLOOR_HIST_NR; i++) {
-				if (!acc->hist[i])
-					continue;
-				iv->hist[iv->nr_hist].index = i;
-				iv->hist[iv->nr_hist].count = acc->hist[i];
-				iv->nr_hist++;
+				u64 left = acc->hist[i];
+
+				while (left) {
+					u32 c = min_t(u64, left, U32_MAX);
+
+					iv->hist[iv->nr_hist].index = i;
+					iv->hist[iv->nr_hist].count = c;
+					iv->nr_hist++;
+					left -= c;
+				}
 			}
 		} else {
 			ret = -ENOMEM;

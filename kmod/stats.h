@@ -23,7 +23,8 @@
  * @lat_min: smallest latency, ns (U64_MAX while @ios is 0)
  * @lat_max: largest latency, ns
  * @lat_sum: sum of latencies, ns
- * @hist: latency histogram, BLKFLOOR_HIST_* scheme
+ * @hist: latency histogram, BLKFLOOR_HIST_* scheme (64-bit: an interval may
+ *	last a day, and one bucket passes 2^32 at 50k IOPS)
  */
 struct blkfloor_acc {
 	u64 bytes;
@@ -32,7 +33,7 @@ struct blkfloor_acc {
 	u64 lat_min;
 	u64 lat_max;
 	u64 lat_sum;
-	u32 hist[BLKFLOOR_HIST_NR];
+	u64 hist[BLKFLOOR_HIST_NR];
 };
 
 /**
@@ -51,7 +52,8 @@ struct blkfloor_acc {
  * @bytes_total: bytes completed since the run started, this one included
  * @inflight: I/Os submitted and not completed at the interval's end
  * @oldest_ns: how long the oldest of them had been in flight at the end
- * @hist: non-empty buckets only, ascending; NULL when there are none
+ * @hist: non-empty buckets only, by ascending index; a count past U32_MAX
+ *	is split over entries of the same index; NULL when there are none
  */
 struct blkfloor_iv {
 	u32 index;

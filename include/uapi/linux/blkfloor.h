@@ -46,7 +46,9 @@
  * @count: completions whose latency fell in this bucket
  *
  * %BLKFLOOR_IV_A_HIST carries an array of these, ascending by @index, only for
- * buckets with a non-zero count.
+ * buckets with a non-zero count. A bucket whose count does not fit in @count
+ * (an interval may last a day) comes as several entries with the same
+ * @index: add them up.
  */
 struct blkfloor_hist_entry {
 	__u32 index;

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmod/stats.c built in user space (tests/kshim stands in for the kernel
+ * headers): an interval's histogram at the limits of its counters.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#include "kselftest_harness.h"
+#pragma GCC diagnostic pop
+#include "../../kmod/stats.c"
+
+static struct blkfloor_acc acc;
+
+/* The histogram entries' counts of bucket @idx, added up. */
+static uint64_t bucket_sum(const struct blkfloor_iv *iv, uint32_t idx)
+{
+	uint64_t sum = 0;
+	uint32_t i;
+
+	for (i = 0; i < iv->nr_hist; i++)
+		if (iv->hist[i].index == idx)
+			sum += iv->hist[i].count;
+	return sum;
+}
+
+/*
+ * An interval may last a day: at 50k IOPS one bucket passes 2^32. The
+ * count must neither wrap while it is being accumulated nor when the
+ * interval is closed into 32-bit histogram entries.
+ */
+TEST(bucket_count_past_2_32)
+{
+	uint32_t idx = blkfloor_hist_index(100000);
+	struct blkfloor_iv iv = {};
+	uint64_t want = (5ULL << 32) + 3;
+	uint32_t i;
+
+	blkfloor_acc_reset(&acc);
+	acc.hist[idx] = want - 1;
+	blkfloor_acc_add(&acc, 4096, 100000, true);
+	ASSERT_EQ(0, blkfloor_acc_close(&acc, &iv));
+	EXPECT_EQ(want, bucket_sum(&iv, idx));
+	/* Entries stay in index order (equal indexes together). */
+	for (i = 1; i < iv.nr_hist; i++)
+		EXPECT_LE(iv.hist[i - 1].index, iv.hist[i].index);
+	blkfloor_iv_release(&iv);
+}
+
+TEST(bucket_count_at_u32_max)
+{
+	uint32_t idx = blkfloor_hist_index(1000);
+	struct blkfloor_iv iv = {};
+
+	blkfloor_acc_reset(&acc);
+	acc.hist[idx] = U32_MAX;
+	blkfloor_acc_add(&acc, 4096, 1000, true);
+	ASSERT_EQ(0, blkfloor_acc_close(&acc, &iv));
+	EXPECT_EQ((uint64_t)U32_MAX + 1, bucket_sum(&iv, idx));
+	EXPECT_EQ(2U, iv.nr_hist);
+	blkfloor_iv_release(&iv);
+	/* Closing emptied it. */
+	ASSERT_EQ(0, blkfloor_acc_close(&acc, &iv));
+	EXPECT_EQ(0U, iv.nr_hist);
+}
+
+TEST(small_counts_one_entry_per_bucket)
+{
+	struct blkfloor_iv iv = {};
+
+	blkfloor_acc_reset(&acc);
+	blkfloor_acc_add(&acc, 4096, 10, true);
+	blkfloor_acc_add(&acc, 4096, 10, true);
+	blkfloor_acc_add(&acc, 4096, 5000, true);
+	ASSERT_EQ(0, blkfloor_acc_close(&acc, &iv));
+	ASSERT_EQ(2U, iv.nr_hist);
+	EXPECT_EQ(10U, iv.hist[0].index);
+	EXPECT_EQ(2U, iv.hist[0].count);
+	EXPECT_EQ(1U, iv.hist[1].count);
+	EXPECT_EQ(3U, iv.ios);
+	blkfloor_iv_release(&iv);
+}
+
+TEST_HARNESS_MAIN
