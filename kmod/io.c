@@ -868,6 +868,10 @@ int blkfloor_run_start(struct blkfloor_run *run)
 	} else if (p->op == BLKFLOOR_OP_WRITE_ZEROES) {
 		eng->opf = REQ_OP_WRITE_ZEROES;
 	}
+	if (p->flags & BLKFLOOR_F_NOMERGE)
+		eng->opf |= REQ_NOMERGE;
+	if (p->flags & BLKFLOOR_F_FAILFAST)
+		eng->opf |= REQ_FAILFAST_DEV | REQ_FAILFAST_TRANSPORT;
 	eng->nblocks = div_u64(p->length, p->bs);
 	eng->pass_bytes = eng->nblocks * p->bs;
 	eng->byte_limit = blkfloor_byte_limit(run);

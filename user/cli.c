@@ -64,6 +64,8 @@ void bf_req_base(struct bf_run_req *req, const struct bf_opts *o,
 	req->flags = (o->no_own ? 0 : BLKFLOOR_F_OWNER) |
 		     (o->fua ? BLKFLOOR_F_FUA : 0) |
 		     (o->preflush ? BLKFLOOR_F_PREFLUSH : 0) |
+		     (o->no_merge ? BLKFLOOR_F_NOMERGE : 0) |
+		     (o->failfast ? BLKFLOOR_F_FAILFAST : 0) |
 		     (o->yes ? BLKFLOOR_F_DESTRUCTIVE : 0);
 }
 

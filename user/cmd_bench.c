@@ -213,7 +213,8 @@ BLKFLOOR_COMMAND(sweep, "DEV [options]", do_sweep,
 	"  --time DURATION   per size (default 5s)\n"
 	"  --size SIZE       per size instead of --time\n"
 	"  --interval DUR, --trace FILE (last point), --json, --quiet, --seed N,\n"
-	"  --data MODE, --fua, --preflush, --err-limit N, --ring N, --no-own,\n"
+	"  --data MODE, --fua, --preflush, --no-merge, --failfast, --err-limit N,\n"
+	"  --ring N, --no-own,\n"
 	"  --yes-destroy-data");
 
 /* ---- iops ---- */

@@ -136,6 +136,8 @@ BLKFLOOR_COMMAND(run, "DEV [options]", do_run,
 	"                    crc32c; a verify read with the same --seed checks them)\n"
 	"  --seed N          seed for offsets and data (default: random)\n"
 	"  --fua, --preflush REQ_FUA / REQ_PREFLUSH on every write\n"
+	"  --no-merge        REQ_NOMERGE: the block layer merges no request\n"
+	"  --failfast        REQ_FAILFAST_DEV|TRANSPORT: errors are not retried\n"
 	"  --err-limit N     errors tolerated before the run fails (default 0)\n"
 	"  --ring N          closed intervals the kernel keeps (8..65536)\n"
 	"  --no-own          keep running if this command dies (then\n"
@@ -459,7 +461,7 @@ static int do_burst(int argc, char **argv)
 	"  --rate RATE       cap: 50MB/s or 1000iops\n" \
 	"  --interval DUR    statistics interval (default 1s)\n" \
 	"  --data MODE       random (default), zero, verify; --seed N\n" \
-	"  --fua, --preflush, --err-limit N, --ring N\n" \
+	"  --fua, --preflush, --no-merge, --failfast, --err-limit N, --ring N\n" \
 	"  --trace FILE      record every interval as it arrives; checked\n" \
 	"                    before the run (a new file, with room); --force\n" \
 	"                    overwrites an existing one\n" \

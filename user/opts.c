@@ -31,6 +31,8 @@ static const struct optdef optdefs[] = {
 	{ "seed", BF_O_SEED, true },
 	{ "fua", BF_O_FUA, false },
 	{ "preflush", BF_O_PREFLUSH, false },
+	{ "no-merge", BF_O_NO_MERGE, false },
+	{ "failfast", BF_O_FAILFAST, false },
 	{ "err-limit", BF_O_ERR_LIMIT, true },
 	{ "ring", BF_O_RING, true },
 	{ "no-own", BF_O_NO_OWN, false },
@@ -276,6 +278,12 @@ static int apply(struct bf_opts *o, const struct optdef *d, const char *v,
 		break;
 	case BF_O_PREFLUSH:
 		o->preflush = true;
+		break;
+	case BF_O_NO_MERGE:
+		o->no_merge = true;
+		break;
+	case BF_O_FAILFAST:
+		o->failfast = true;
 		break;
 	case BF_O_NO_OWN:
 		o->no_own = true;

@@ -16,7 +16,7 @@ enum bf_optid {
 	BF_O_PREFLUSH, BF_O_ERR_LIMIT, BF_O_RING, BF_O_NO_OWN, BF_O_TRACE,
 	BF_O_JSON, BF_O_QUIET, BF_O_YES, BF_O_PERCENT, BF_O_MIN,
 	BF_O_FORMAT, BF_O_OUTPUT,
-	BF_O_OWN, BF_O_FORCE, BF_O_TEMP_FILE,
+	BF_O_OWN, BF_O_FORCE, BF_O_TEMP_FILE, BF_O_NO_MERGE, BF_O_FAILFAST,
 	BF_O_NR,
 };
 
@@ -26,6 +26,7 @@ enum bf_optid {
 			 BF_OPT(OWN) | BF_OPT(FORCE) | BF_OPT(TEMP_FILE) | \
 			 BF_OPT(TRACE) | BF_OPT(JSON) | BF_OPT(QUIET) | \
 			 BF_OPT(YES) | BF_OPT(FUA) | BF_OPT(PREFLUSH) | \
+			 BF_OPT(NO_MERGE) | BF_OPT(FAILFAST) | \
 			 BF_OPT(ERR_LIMIT) | BF_OPT(SEED) | BF_OPT(DATA))
 
 #define BF_MAX_POS 64
@@ -49,6 +50,8 @@ struct bf_opts {
 	uint64_t seed;
 	bool fua;
 	bool preflush;
+	bool no_merge;			/* REQ_NOMERGE */
+	bool failfast;			/* REQ_FAILFAST_DEV | _TRANSPORT */
 	uint32_t err_limit;
 	uint32_t ring;
 	bool no_own;			/* --no-own; --own clears it */

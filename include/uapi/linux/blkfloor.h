@@ -14,7 +14,7 @@
 #include <linux/types.h>
 
 #define BLKFLOOR_FAMILY_NAME		"blkfloor"
-#define BLKFLOOR_FAMILY_VERSION		2
+#define BLKFLOOR_FAMILY_VERSION		3
 #define BLKFLOOR_MCGRP_EVENTS		"events"
 
 /* Limits enforced by the kernel policy. */
@@ -114,9 +114,11 @@ enum blkfloor_flags {
 	BLKFLOOR_F_FUA		= 1U << 2,	/* REQ_FUA on every write */
 	BLKFLOOR_F_PREFLUSH	= 1U << 3,	/* REQ_PREFLUSH on every write */
 	BLKFLOOR_F_NO_STATS	= 1U << 4,	/* skip per-I/O latency accounting */
+	BLKFLOOR_F_NOMERGE	= 1U << 5,	/* REQ_NOMERGE on every bio */
+	BLKFLOOR_F_FAILFAST	= 1U << 6,	/* REQ_FAILFAST_DEV | _TRANSPORT */
 };
 
-#define BLKFLOOR_F_ALL		((BLKFLOOR_F_NO_STATS << 1) - 1)
+#define BLKFLOOR_F_ALL		((BLKFLOOR_F_FAILFAST << 1) - 1)
 
 /*
  * Error classes, counted per interval (nest BLKFLOOR_IV_A_ERRORS, attribute
