@@ -88,11 +88,14 @@ install: all
 	install -D -m 0644 user/blkfloor.8 $(DESTDIR)$(PREFIX)/share/man/man8/blkfloor.8
 	install -D -m 0644 include/uapi/linux/blkfloor.h \
 		$(DESTDIR)$(PREFIX)/include/linux/blkfloor.h
+	install -D -m 0644 include/uapi/linux/blkfloor_verify.h \
+		$(DESTDIR)$(PREFIX)/include/linux/blkfloor_verify.h
 
 uninstall:
 	rm -f $(DESTDIR)$(MODDIR)/blkfloor.ko* $(DESTDIR)$(PREFIX)/sbin/blkfloor \
 		$(DESTDIR)$(PREFIX)/share/man/man8/blkfloor.8 \
-		$(DESTDIR)$(PREFIX)/include/linux/blkfloor.h
+		$(DESTDIR)$(PREFIX)/include/linux/blkfloor.h \
+		$(DESTDIR)$(PREFIX)/include/linux/blkfloor_verify.h
 	-depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
 
 clean:

@@ -16,6 +16,18 @@
 #include <linux/blkfloor.h>
 
 /**
+ * struct blkfloor_hist_entry - one non-empty histogram bucket
+ * @index: bucket index, 0 .. BLKFLOOR_HIST_NR - 1
+ * @count: completions whose latency fell in this bucket
+ *
+ * Sent as one BLKFLOOR_IV_A_HIST nest (BLKFLOOR_HIST_A_INDEX, _COUNT).
+ */
+struct blkfloor_hist_entry {
+	u32 index;
+	u32 count;
+};
+
+/**
  * struct blkfloor_acc - the interval being filled, owned by the kthread
  * @bytes: bytes completed successfully
  * @ios: I/Os completed successfully
