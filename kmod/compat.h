@@ -261,14 +261,24 @@ static inline int blkfloor_genl_register_family(struct genl_family *family,
 }
 #endif
 
-/* Attributes of a dump request, parsed by the genetlink core. */
-static inline struct nlattr **blkfloor_dump_attrs(struct netlink_callback *cb)
+/*
+ * Attribute @type of a dump request, parsed by the genetlink core; NULL when
+ * absent or beyond the op's policy (a dump without a policy has no array,
+ * or the reject-all one, on 6.2+).
+ */
+static inline struct nlattr *blkfloor_dump_attr(struct netlink_callback *cb,
+						unsigned int type)
 {
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
 #if BLKFLOOR_KV(6, 2) <= BLKFLOOR_KVER
-	return genl_dumpit_info(cb)->info.attrs;
+	struct nlattr **attrs = info->info.attrs;
 #else
-	return genl_dumpit_info(cb)->attrs;
+	struct nlattr **attrs = info->attrs;
 #endif
+
+	if (!attrs || type > info->op.maxattr)
+		return NULL;
+	return attrs[type];
 }
 
 /*

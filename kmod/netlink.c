@@ -475,35 +475,45 @@ int blkfloor_nl_run_get_doit(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
-static void blkfloor_nl_run_get_dump_err(struct netlink_ext_ack *extack,
-					 const struct nlattr *attr)
+/*
+ * An op whose request has no attributes has no policy. For split ops (6.2+)
+ * the core then ignores whatever attributes come instead of refusing them
+ * (it installs its reject-all policy only for legacy ops): refuse them here.
+ */
+static const struct nlattr *blkfloor_nl_first_attr(const struct nlmsghdr *nlh)
 {
-	NL_SET_ERR_MSG_ATTR(extack, attr,
-			    "a run-get dump takes no run id (ask for one run without NLM_F_DUMP)");
+	return nlmsg_attrlen(nlh, GENL_HDRLEN) ?
+	       nlmsg_attrdata(nlh, GENL_HDRLEN) : NULL;
+}
+
+static void blkfloor_nl_run_get_dump_err(struct netlink_ext_ack *extack,
+					 const struct nlmsghdr *nlh)
+{
+	NL_SET_ERR_MSG_ATTR(extack, blkfloor_nl_first_attr(nlh),
+			    "a run-get dump takes no attribute, no run id either (ask for one run without NLM_F_DUMP)");
 }
 
 /**
  * blkfloor_nl_run_get_start() - check a BLKFLOOR_CMD_RUN_GET dump
  * @cb: dump state; args[1] keeps the error where start has no extack
  *
- * The dump shares the do request's policy, which allows RUN_ID; a dump
+ * The dump has no policy: 6.2+ would ignore any attribute, and before 6.2
+ * the dump shares the do request's policy, which allows RUN_ID. A dump
  * silently ignoring it would answer a different question than was asked,
- * so it is refused. Before 6.2 the error is returned by the first dumpit
+ * so any attribute is refused. Before 6.2 the error is returned by the first dumpit
  * call (see blkfloor_nl_interval_get_start()).
  *
  * Return: 0, or -EINVAL with an extack message.
  */
 int blkfloor_nl_run_get_start(struct netlink_callback *cb)
 {
-	struct nlattr *attr = blkfloor_dump_attrs(cb)[BLKFLOOR_A_RUN_ID];
-
-	if (!attr)
+	if (!blkfloor_nl_first_attr(cb->nlh))
 		return 0;
 	if (!cb->extack) {
 		cb->args[1] = EINVAL;
 		return 0;
 	}
-	blkfloor_nl_run_get_dump_err(cb->extack, attr);
+	blkfloor_nl_run_get_dump_err(cb->extack, cb->nlh);
 	return -EINVAL;
 }
 
@@ -522,8 +532,7 @@ int blkfloor_nl_run_get_dumpit(struct sk_buff *skb,
 	int ret = 0;
 
 	if (cb->args[1]) {
-		blkfloor_nl_run_get_dump_err(cb->extack,
-					     blkfloor_dump_attrs(cb)[BLKFLOOR_A_RUN_ID]);
+		blkfloor_nl_run_get_dump_err(cb->extack, cb->nlh);
 		return -(int)cb->args[1];
 	}
 	while ((run = blkfloor_run_get_next(last))) {
@@ -567,14 +576,15 @@ static void blkfloor_nl_interval_get_err(struct netlink_ext_ack *extack,
  */
 int blkfloor_nl_interval_get_start(struct netlink_callback *cb)
 {
-	struct nlattr **tb = blkfloor_dump_attrs(cb);
+	struct nlattr *id = blkfloor_dump_attr(cb, BLKFLOOR_A_RUN_ID);
+	struct nlattr *from = blkfloor_dump_attr(cb, BLKFLOOR_A_FROM_INDEX);
 	struct blkfloor_run *run;
 	int err = 0;
 
-	if (!tb[BLKFLOOR_A_RUN_ID]) {
+	if (!id) {
 		err = -EINVAL;
 	} else {
-		run = blkfloor_run_get(nla_get_u32(tb[BLKFLOOR_A_RUN_ID]));
+		run = blkfloor_run_get(nla_get_u32(id));
 		if (!run)
 			err = -ENOENT;
 		blkfloor_run_put(run);
@@ -584,13 +594,11 @@ int blkfloor_nl_interval_get_start(struct netlink_callback *cb)
 			cb->args[2] = -err;
 			return 0;
 		}
-		blkfloor_nl_interval_get_err(cb->extack, err,
-					     tb[BLKFLOOR_A_RUN_ID]);
+		blkfloor_nl_interval_get_err(cb->extack, err, id);
 		return err;
 	}
-	cb->args[0] = nla_get_u32(tb[BLKFLOOR_A_RUN_ID]);
-	cb->args[1] = tb[BLKFLOOR_A_FROM_INDEX] ?
-		      nla_get_u32(tb[BLKFLOOR_A_FROM_INDEX]) : 0;
+	cb->args[0] = nla_get_u32(id);
+	cb->args[1] = from ? nla_get_u32(from) : 0;
 	cb->min_dump_alloc = BLKFLOOR_IV_MSG_MAX;
 	return 0;
 }
@@ -615,7 +623,7 @@ int blkfloor_nl_interval_get_dumpit(struct sk_buff *skb,
 	if (cb->args[2]) {
 		ret = -(int)cb->args[2];
 		blkfloor_nl_interval_get_err(cb->extack, ret,
-					     blkfloor_dump_attrs(cb)[BLKFLOOR_A_RUN_ID]);
+					     blkfloor_dump_attr(cb, BLKFLOOR_A_RUN_ID));
 		return ret;
 	}
 	run = blkfloor_run_get(cb->args[0]);
@@ -710,9 +718,15 @@ out_free_msg:
  */
 int blkfloor_nl_info_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	const struct nlattr *attr = blkfloor_nl_first_attr(info->nlhdr);
 	struct sk_buff *msg;
 	void *hdr;
 
+	if (attr) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "info-get takes no attribute");
+		return -EINVAL;
+	}
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
