@@ -5,9 +5,9 @@
  * One kthread per run does all submission and all accounting. bi_end_io
  * only stamps the completion time and pushes the I/O on run->done (waking
  * the kthread when the list was empty, whatever context it runs in); it
- * never resubmits. The kthread
- * pulls completions, folds them into the live interval, resubmits under a
- * plug, and sleeps until a completion arrives or the interval ends, so empty
+ * never resubmits. The kthread pulls completions, folds them into the live
+ * interval, resubmits (stamping each bio just before its submit_bio()), and
+ * sleeps until a completion arrives or the interval ends, so empty
  * intervals close even when the device stalls.
  *
  * An I/O belongs to the interval that contains its completion time. Before
@@ -448,8 +448,11 @@ static u8 blkfloor_end_reason(struct blkfloor_run *run, u64 now)
 	return BLKFLOOR_STATE_RUNNING;
 }
 
-static void blkfloor_io_submit(struct blkfloor_run *run, struct blkfloor_io *io,
-			       u64 now)
+/*
+ * Make a free slot's bio ready to go: where it goes, its data, the bio
+ * itself. Not yet stamped, not yet submitted.
+ */
+static void blkfloor_io_prep(struct blkfloor_run *run, struct blkfloor_io *io)
 {
 	struct blkfloor_engine *eng = &run->eng;
 	struct blkfloor_params *p = &run->p;
@@ -482,8 +485,6 @@ static void blkfloor_io_submit(struct blkfloor_run *run, struct blkfloor_io *io,
 	io->done_ns = 0;
 	io->inflight = true;
 	eng->inflight++;
-	io->submit_ns = now;
-	submit_bio(bio);
 }
 
 /*
@@ -505,28 +506,61 @@ static bool blkfloor_rate_ok(struct blkfloor_engine *eng, u64 now_ns)
 }
 
 /*
- * Refill idle slots under one plug. The batch has one submission time,
- * taken before its first bio: a plugged bio reaches the driver only when
- * the plug is flushed, so stamping each bio as it is queued would not be
- * closer to the truth, and the stamp must come before any completion
- * (a driver may complete inline, during the flush). A latency thus
- * counts from the moment its batch began to be submitted.
+ * Refill idle slots. Every bio is stamped just before its own
+ * submit_bio(), so its latency counts from when it entered the block
+ * layer: any wait there for a tag (submit_bio() sleeps while the queue is
+ * full) or behind the plug is its own, never that of the bios before it.
+ * The slots are prepared first (offsets, verify data), so that no bio's
+ * latency holds the data preparation of the next; then they are stamped
+ * and submitted back to back. The stamp comes before any completion (a
+ * driver may complete inline).
+ *
+ * A plug lets the driver take a batch at once (one doorbell); a plugged
+ * bio waits only for the submit_bio() calls of the rest of the plug, a
+ * few microseconds. But a submit_bio() that sleeps for a tag flushes the
+ * plug from io_schedule(), and a flush from the scheduler hands the
+ * requests to kblockd instead of issuing them: on a queue with fewer
+ * requests than the run's QD (usb-storage has one) every request would
+ * wait for a worker before it reaches the driver, and the device idles
+ * meanwhile. So only the bios the queue has room for are plugged (its
+ * nr_requests less what the run has in flight); the rest go unplugged,
+ * each issued by submit_bio() itself once it has its tag.
  */
 static void blkfloor_submit(struct blkfloor_run *run)
 {
 	struct blkfloor_engine *eng = &run->eng;
+	struct request_queue *q = bdev_get_queue(run->bd.bdev);
+	unsigned int top = eng->nr_free, n, before, j;
+	unsigned long room;
 	struct blk_plug plug;
-	bool plugged = false;
+	bool plugged;
 	u64 now = ktime_get_ns();
 
 	while (eng->nr_free && eng->submitted < eng->byte_limit) {
 		if (eng->rate_cost && !blkfloor_rate_ok(eng, now))
 			break;
-		if (!plugged) {
-			blk_start_plug(&plug);
-			plugged = true;
+		blkfloor_io_prep(run, eng->free[--eng->nr_free]);
+	}
+	n = top - eng->nr_free;
+	before = eng->inflight - n;
+	room = READ_ONCE(q->nr_requests);
+	room = room > before ? room - before : 0;
+	plugged = n > 1 && room > 1;
+	if (plugged)
+		blk_start_plug(&plug);
+	/*
+	 * Only this kthread touches eng->free: the slots just taken stay in
+	 * free[nr_free .. top) while they are submitted, in the order taken.
+	 */
+	for (j = 0; j < n; j++) {
+		struct blkfloor_io *io = eng->free[top - 1 - j];
+
+		if (plugged && j == room) {
+			blk_finish_plug(&plug);
+			plugged = false;
 		}
-		blkfloor_io_submit(run, eng->free[--eng->nr_free], now);
+		io->submit_ns = ktime_get_ns();
+		submit_bio(io->bio);
 	}
 	if (plugged)
 		blk_finish_plug(&plug);
