@@ -102,7 +102,8 @@ struct blkfloor_io {
 
 /**
  * struct blkfloor_engine - state the kthread alone touches
- * @ios: qd request slots
+ * @ios: qd request slots (all the @ios..@acc allocations are freed when the
+ *	run ends; see blkfloor_engine_free_io())
  * @free: stack of idle slots
  * @nr_free: slots on @free
  * @inflight: slots submitted and not yet accounted
@@ -120,7 +121,10 @@ struct blkfloor_io {
  * @time_end: stop submitting at this absolute time (U64_MAX: none)
  * @submitted: bytes submitted
  * @seq_next: next block for sequential runs
- * @prng: offset PRNG state
+ * @perm_next: index in the pass of the next block, random runs
+ * @perm_pass: pass of the next block, random runs
+ * @perm_half: half the bit width of the random pass's permutation
+ * @perm_key: round keys of the permutation of pass @perm_pass
  * @rate_cost: ns per request at the rate cap, << 8 (0: uncapped)
  * @rate_next: earliest next submission, ns << 8
  * @bytes_total: bytes completed successfully
@@ -148,7 +152,10 @@ struct blkfloor_engine {
 	u64 time_end;
 	u64 submitted;
 	u64 seq_next;
-	u64 prng;
+	u64 perm_next;
+	u64 perm_pass;
+	unsigned int perm_half;
+	u64 perm_key[3];
 	u64 rate_cost;
 	u64 rate_next;
 	u64 bytes_total;
@@ -200,6 +207,8 @@ struct blkfloor_run_pub {
  * @dev_size: device size, bytes
  * @max_io_bytes: largest request the queue takes for @p.op
  * @start_real: CLOCK_REALTIME at start, ns
+ * @memcg: memory cgroup of the process that started the run (charged for
+ *	the run's memory, the kthread's allocations included; NULL: none)
  * @task: the kthread (a task reference is held until the run is freed)
  * @stop_lock: serializes stopping the kthread
  * @stop_req: stop requested (owner went away, unload)
@@ -222,6 +231,7 @@ struct blkfloor_run {
 	u64 dev_size;
 	u32 max_io_bytes;
 	u64 start_real;
+	struct mem_cgroup *memcg;
 	struct task_struct *task;
 	struct mutex stop_lock; /* serializes kthread_stop() */
 	bool stop_req;
@@ -253,6 +263,7 @@ int blkfloor_target_put_caps(struct sk_buff *skb, struct nlattr *path,
 
 /* io.c */
 int blkfloor_engine_init(struct blkfloor_run *run);
+void blkfloor_engine_free_io(struct blkfloor_run *run);
 void blkfloor_engine_free(struct blkfloor_run *run);
 int blkfloor_run_start(struct blkfloor_run *run);
 void blkfloor_run_end_unstarted(struct blkfloor_run *run);

@@ -154,6 +154,17 @@ static inline void blkfloor_bdev_close(struct blkfloor_bdev *bd)
 	bd->bdev = NULL;
 }
 
+/* The page cache of @bdev (6.10 added bd_mapping, 6.11 removed bd_inode). */
+static inline struct address_space *
+blkfloor_bdev_mapping(struct block_device *bdev)
+{
+#if BLKFLOOR_KV(6, 10) <= BLKFLOOR_KVER
+	return bdev->bd_mapping;
+#else
+	return bdev->bd_inode->i_mapping;
+#endif
+}
+
 /* True once the disk behind @bdev has been deleted (hot unplug). */
 static inline bool blkfloor_bdev_dead(struct block_device *bdev)
 {

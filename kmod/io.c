@@ -28,6 +28,7 @@
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/random.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include "blkfloor.h"
@@ -46,6 +47,49 @@ static u64 blkfloor_splitmix(u64 *state)
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
+}
+
+/*
+ * A random pass is a permutation of the region's blocks: block
+ * perm(i) is the i-th of the pass, for i = 0 .. nblocks - 1. perm is a
+ * three-round Feistel network on 2 * half bits (the smallest even width
+ * that holds every block number), keyed per pass from the seed, walked
+ * along its cycle until it lands inside the region. It is a bijection on
+ * [0, 2^(2 * half)), so the walk is one on [0, nblocks); 2^(2 * half) is
+ * less than 4 * nblocks, so a walk takes fewer than four steps on average.
+ */
+static u64 blkfloor_feistel(u64 x, unsigned int half, const u64 key[3])
+{
+	u64 l = x >> half, r = x & ((1ULL << half) - 1);
+	unsigned int round;
+
+	for (round = 0; round < 3; round++) {
+		u64 t = r;
+
+		/* The top bits of a product depend on every bit below. */
+		r = l ^ (((r ^ key[round]) * 0x9e3779b97f4a7c15ULL) >>
+			 (64 - half));
+		l = t;
+	}
+	return (l << half) | r;
+}
+
+static u64 blkfloor_perm(struct blkfloor_engine *eng, u64 i)
+{
+	do
+		i = blkfloor_feistel(i, eng->perm_half, eng->perm_key);
+	while (i >= eng->nblocks);
+	return i;
+}
+
+/* Keys of pass @pass: a new permutation each pass, fixed by the seed. */
+static void blkfloor_perm_pass(struct blkfloor_engine *eng, u64 seed, u64 pass)
+{
+	u64 s = seed ^ (pass * 0xd6e8feb86659fd93ULL);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(eng->perm_key); i++)
+		eng->perm_key[i] = blkfloor_splitmix(&s);
 }
 
 static bool blkfloor_verifying(const struct blkfloor_params *p)
@@ -74,13 +118,14 @@ static void blkfloor_buf_free(struct blkfloor_buf *buf)
 /* @bs bytes in at most BLKFLOOR_BUF_VECS chunks, as large as we can get. */
 static int blkfloor_buf_alloc(struct blkfloor_buf *buf, u32 bs, bool zero)
 {
-	gfp_t gfp = GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY |
+	gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_NORETRY |
 		    (zero ? __GFP_ZERO : 0);
 	unsigned int order = BLKFLOOR_CHUNK_ORDER;
 	u32 left = bs;
 
 	buf->nr = 0;
-	buf->vecs = kcalloc(BLKFLOOR_BUF_VECS, sizeof(*buf->vecs), GFP_KERNEL);
+	buf->vecs = kcalloc(BLKFLOOR_BUF_VECS, sizeof(*buf->vecs),
+			    GFP_KERNEL_ACCOUNT);
 	if (!buf->vecs)
 		return -ENOMEM;
 	while (left) {
@@ -464,8 +509,11 @@ static void blkfloor_io_prep(struct blkfloor_run *run, struct blkfloor_io *io)
 		if (++eng->seq_next == eng->nblocks)
 			eng->seq_next = 0;
 	} else {
-		blk = mul_u64_u64_shr(blkfloor_splitmix(&eng->prng),
-				      eng->nblocks, 64);
+		blk = blkfloor_perm(eng, eng->perm_next);
+		if (++eng->perm_next == eng->nblocks) {
+			eng->perm_next = 0;
+			blkfloor_perm_pass(eng, p->seed, ++eng->perm_pass);
+		}
 	}
 	io->sector = (p->offset + blk * p->bs) >> SECTOR_SHIFT;
 	if (p->op == BLKFLOOR_OP_WRITE && blkfloor_verifying(p)) {
@@ -534,7 +582,8 @@ static void blkfloor_submit(struct blkfloor_run *run)
 	unsigned long room;
 	struct blk_plug plug;
 	bool plugged;
-	u64 now = ktime_get_ns();
+	/* Only the pacer needs the time here: the stamps are per bio. */
+	u64 now = eng->rate_cost ? ktime_get_ns() : 0;
 
 	while (eng->nr_free && eng->submitted < eng->byte_limit) {
 		if (eng->rate_cost && !blkfloor_rate_ok(eng, now))
@@ -542,10 +591,13 @@ static void blkfloor_submit(struct blkfloor_run *run)
 		blkfloor_io_prep(run, eng->free[--eng->nr_free]);
 	}
 	n = top - eng->nr_free;
+	if (!n)
+		return;
 	before = eng->inflight - n;
 	room = READ_ONCE(q->nr_requests);
 	room = room > before ? room - before : 0;
-	plugged = n > 1 && room > 1;
+	/* (Even one bio: under a plug blk-mq takes a cached request.) */
+	plugged = room > 0;
 	if (plugged)
 		blk_start_plug(&plug);
 	/*
@@ -613,10 +665,13 @@ static int blkfloor_thread(void *data)
 	struct blkfloor_run *run = data;
 	struct blkfloor_engine *eng = &run->eng;
 	u8 state = BLKFLOOR_STATE_RUNNING;
+	struct mem_cgroup *old_memcg;
 	bool dead;
 	int err = 0;
 	u64 now;
 
+	/* What the kthread allocates (histograms) is the starter's too. */
+	old_memcg = set_active_memcg(run->memcg);
 	for (;;) {
 		now = blkfloor_reap(run);
 		if (state == BLKFLOOR_STATE_RUNNING)
@@ -632,6 +687,9 @@ static int blkfloor_thread(void *data)
 	now = ktime_get_ns();
 	if (eng->acc->ios || eng->errors_total != run->pub.errors)
 		blkfloor_close_interval(run, now);
+	set_active_memcg(old_memcg);
+	/* Every bio has completed and been accounted: nothing uses them. */
+	blkfloor_engine_free_io(run);
 	dead = blkfloor_bdev_dead(run->bd.bdev);
 	blkfloor_target_close(run);
 	if (eng->errors_total > run->p.err_limit ||
@@ -655,6 +713,7 @@ static int blkfloor_thread(void *data)
  */
 void blkfloor_run_end_unstarted(struct blkfloor_run *run)
 {
+	blkfloor_engine_free_io(run);
 	blkfloor_target_close(run);
 	blkfloor_run_publish_end(run, BLKFLOOR_STATE_STOPPED, 0, 0);
 }
@@ -664,6 +723,7 @@ void blkfloor_run_end_unstarted(struct blkfloor_run *run)
  * @run: the run, its parameters checked and its device open
  *
  * Everything the run needs is allocated here; nothing is allocated per I/O.
+ * It is charged to the caller's memory cgroup: this runs in its RUN_START.
  *
  * Return: 0 or -ENOMEM; blkfloor_engine_free() undoes a partial setup.
  */
@@ -674,10 +734,10 @@ int blkfloor_engine_init(struct blkfloor_run *run)
 	bool verify = blkfloor_verifying(p);
 	unsigned int i;
 
-	eng->acc = kvzalloc(sizeof(*eng->acc), GFP_KERNEL);
-	eng->ios = kvcalloc(p->qd, sizeof(*eng->ios), GFP_KERNEL);
-	eng->free = kvcalloc(p->qd, sizeof(*eng->free), GFP_KERNEL);
-	run->ring = kvcalloc(p->ring, sizeof(*run->ring), GFP_KERNEL);
+	eng->acc = kvzalloc(sizeof(*eng->acc), GFP_KERNEL_ACCOUNT);
+	eng->ios = kvcalloc(p->qd, sizeof(*eng->ios), GFP_KERNEL_ACCOUNT);
+	eng->free = kvcalloc(p->qd, sizeof(*eng->free), GFP_KERNEL_ACCOUNT);
+	run->ring = kvcalloc(p->ring, sizeof(*run->ring), GFP_KERNEL_ACCOUNT);
 	if (!eng->acc || !eng->ios || !eng->free || !run->ring)
 		return -ENOMEM;
 	blkfloor_acc_reset(eng->acc);
@@ -698,7 +758,7 @@ int blkfloor_engine_init(struct blkfloor_run *run)
 
 		io->run = run;
 		if (verify) {
-			io->buf = kzalloc(sizeof(*io->buf), GFP_KERNEL);
+			io->buf = kzalloc(sizeof(*io->buf), GFP_KERNEL_ACCOUNT);
 			if (!io->buf || blkfloor_buf_alloc(io->buf, p->bs, true))
 				return -ENOMEM;
 		} else if (blkfloor_has_data(p)) {
@@ -706,7 +766,7 @@ int blkfloor_engine_init(struct blkfloor_run *run)
 		}
 		if (io->buf)
 			nr = io->buf->nr;
-		io->bio = bio_kmalloc(nr, GFP_KERNEL);
+		io->bio = bio_kmalloc(nr, GFP_KERNEL_ACCOUNT);
 		if (!io->bio)
 			return -ENOMEM;
 		bio_init(io->bio, NULL, io->bio->bi_inline_vecs, nr, 0);
@@ -719,10 +779,18 @@ int blkfloor_engine_init(struct blkfloor_run *run)
 }
 
 /**
- * blkfloor_engine_free() - free what blkfloor_engine_init() allocated
- * @run: the run; its kthread is gone or was never started
+ * blkfloor_engine_free_io() - free the I/O slots, bios and data buffers
+ * @run: the run; none of its bios is in flight (its kthread drained them,
+ *	or never started)
+ *
+ * All a run needs to do I/O, which is most of its memory (up to 64 MiB of
+ * buffers, twice in verify mode): freed as soon as the run ends, while
+ * what readers need (the ring, the published totals) stays until the run
+ * is trimmed. A bi_end_io still finishing reads only @run, never its slot
+ * or bio, once the slot is on run->done (see blkfloor_end_io()).
+ * Idempotent.
  */
-void blkfloor_engine_free(struct blkfloor_run *run)
+void blkfloor_engine_free_io(struct blkfloor_run *run)
 {
 	struct blkfloor_engine *eng = &run->eng;
 	unsigned int i;
@@ -743,12 +811,24 @@ void blkfloor_engine_free(struct blkfloor_run *run)
 	kvfree(eng->ios);
 	kvfree(eng->free);
 	kvfree(eng->acc);
+	eng->ios = NULL;
+	eng->free = NULL;
+	eng->nr_free = 0;
+	eng->acc = NULL;
+}
+
+/**
+ * blkfloor_engine_free() - free what blkfloor_engine_init() allocated
+ * @run: the run; its kthread is gone or was never started
+ */
+void blkfloor_engine_free(struct blkfloor_run *run)
+{
+	unsigned int i;
+
+	blkfloor_engine_free_io(run);
 	for (i = 0; run->ring && i < run->p.ring; i++)
 		blkfloor_iv_release(&run->ring[i]);
 	kvfree(run->ring);
-	eng->ios = NULL;
-	eng->free = NULL;
-	eng->acc = NULL;
 	run->ring = NULL;
 }
 
@@ -792,7 +872,9 @@ int blkfloor_run_start(struct blkfloor_run *run)
 	eng->nblocks = div_u64(p->length, p->bs);
 	eng->pass_bytes = eng->nblocks * p->bs;
 	eng->byte_limit = blkfloor_byte_limit(run);
-	eng->prng = p->seed;
+	/* 2 * half bits hold nblocks - 1 (at least 2: a block number 0). */
+	eng->perm_half = DIV_ROUND_UP(max(fls64(eng->nblocks - 1), 2), 2);
+	blkfloor_perm_pass(eng, p->seed, 0);
 	if (p->rate_bps)
 		eng->rate_cost = mul_u64_u64_div_u64(p->bs,
 						     (u64)NSEC_PER_SEC << BLKFLOOR_RATE_SHIFT,
@@ -816,7 +898,10 @@ int blkfloor_run_start(struct blkfloor_run *run)
 	eng->t0 = ktime_get_ns();
 	eng->iv_start = eng->t0;
 	eng->iv_end = eng->t0 + p->interval_ns;
-	eng->time_end = p->max_time_ns ? eng->t0 + p->max_time_ns : U64_MAX;
+	/* MAX_TIME_NS is any u64: a limit past 2^64 ns is no limit. */
+	if (!p->max_time_ns ||
+	    check_add_overflow(eng->t0, p->max_time_ns, &eng->time_end))
+		eng->time_end = U64_MAX;
 	wake_up_process(task);
 	return 0;
 }

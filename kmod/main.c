@@ -12,6 +12,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kthread.h>
+#include <linux/memcontrol.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/netlink.h>
@@ -40,14 +41,19 @@ static bool blkfloor_unloading;
 /**
  * blkfloor_run_alloc() - allocate an empty run
  *
+ * Called in the context of the process starting the run: the run is
+ * charged to its memory cgroup.
+ *
  * Return: the run with one reference, or NULL.
  */
 struct blkfloor_run *blkfloor_run_alloc(void)
 {
-	struct blkfloor_run *run = kzalloc(sizeof(*run), GFP_KERNEL);
+	struct blkfloor_run *run = kzalloc(sizeof(*run), GFP_KERNEL_ACCOUNT);
 
 	if (!run)
 		return NULL;
+	/* The caller is the process whose RUN_START this is. */
+	run->memcg = get_mem_cgroup_from_mm(current->mm);
 	INIT_LIST_HEAD(&run->node);
 	kref_init(&run->kref);
 	mutex_init(&run->stop_lock);
@@ -64,6 +70,7 @@ static void blkfloor_run_free_rcu(struct rcu_head *head)
 
 	if (run->task)
 		put_task_struct(run->task);
+	mem_cgroup_put(run->memcg);
 	kfree(run);
 }
 

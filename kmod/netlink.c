@@ -566,7 +566,8 @@ static void blkfloor_nl_interval_get_err(struct netlink_ext_ack *extack,
 
 /**
  * blkfloor_nl_interval_get_start() - check a BLKFLOOR_CMD_INTERVAL_GET dump
- * @cb: dump state; args[0] gets the run id, args[1] the next index
+ * @cb: dump state; args[0] gets the run id, args[1] the next index, args[3]
+ *	counts losses, args[4] is set once the first round ran
  *
  * Before 6.2 a dump's start has no extack (cb->extack is NULL): the error
  * is then kept in args[2] and returned, with its message, by the first
@@ -609,7 +610,12 @@ int blkfloor_nl_interval_get_start(struct netlink_callback *cb)
  * @cb: dump state, see blkfloor_nl_interval_get_start()
  *
  * One message per closed interval still in the ring, oldest first, from
- * FROM_INDEX on. Indexes already overwritten are skipped.
+ * FROM_INDEX on (from the oldest kept when FROM_INDEX was overwritten).
+ * When intervals the dump had yet to send are overwritten between two of
+ * its rounds (a reader slower than the run), they are skipped and the
+ * first message after the loss carries NLM_F_DUMP_INTR: cb->seq counts
+ * such losses (args[3]), and genl_dump_check_consistent() flags a message
+ * whose cb->seq differs from the one before it.
  *
  * Return: bytes added, 0 at the end, or a negative errno.
  */
@@ -618,6 +624,7 @@ int blkfloor_nl_interval_get_dumpit(struct sk_buff *skb,
 {
 	struct blkfloor_run *run;
 	u32 idx = cb->args[1];
+	bool resumed = cb->args[4];
 	int ret = 0;
 
 	if (cb->args[2]) {
@@ -629,6 +636,7 @@ int blkfloor_nl_interval_get_dumpit(struct sk_buff *skb,
 	run = blkfloor_run_get(cb->args[0]);
 	if (!run)
 		return 0;
+	cb->args[4] = 1;
 	for (;;) {
 		struct blkfloor_iv *iv;
 		void *hdr;
@@ -637,7 +645,12 @@ int blkfloor_nl_interval_get_dumpit(struct sk_buff *skb,
 		spin_lock(&run->lock);
 		oldest = run->pub.closed > run->p.ring ?
 			 run->pub.closed - run->p.ring : 0;
-		idx = max(idx, oldest);
+		if (idx < oldest) {
+			if (resumed)
+				cb->args[3]++;
+			idx = oldest;
+		}
+		cb->seq = cb->args[3] + 1;
 		if (idx >= run->pub.closed) {
 			spin_unlock(&run->lock);
 			break;
@@ -651,6 +664,7 @@ int blkfloor_nl_interval_get_dumpit(struct sk_buff *skb,
 			ret = -EMSGSIZE;
 			break;
 		}
+		genl_dump_check_consistent(cb, hdr);
 		if (nla_put_u32(skb, BLKFLOOR_A_RUN_ID, run->id) ||
 		    blkfloor_nl_put_iv(skb, iv)) {
 			genlmsg_cancel(skb, hdr);

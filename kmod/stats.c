@@ -76,7 +76,8 @@ int blkfloor_acc_close(struct blkfloor_acc *acc, struct blkfloor_iv *iv)
 	for (i = 0; i < BLKFLOOR_HIST_NR; i++)
 		n += !!acc->hist[i];
 	if (n) {
-		iv->hist = kmalloc_array(n, sizeof(*iv->hist), GFP_KERNEL);
+		iv->hist = kmalloc_array(n, sizeof(*iv->hist),
+					 GFP_KERNEL_ACCOUNT);
 		if (iv->hist) {
 			for (i = 0; i < BLKFLOOR_HIST_NR; i++) {
 				if (!acc->hist[i])

@@ -7,6 +7,8 @@
 #include <linux/blkdev.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <net/genetlink.h>
 #include "blkfloor.h"
 
@@ -62,6 +64,12 @@ int blkfloor_target_max_io(struct block_device *bdev, u8 op)
 	return min_t(u64, sectors << SECTOR_SHIFT, INT_MAX);
 }
 
+/* The attribute that named the device: DEV_FD or DEV_PATH. */
+static struct nlattr *blkfloor_target_attr(struct nlattr **attrs)
+{
+	return attrs[BLKFLOOR_A_DEV_FD] ?: attrs[BLKFLOOR_A_DEV_PATH];
+}
+
 static int blkfloor_target_check(struct blkfloor_run *run,
 				 struct nlattr **attrs,
 				 struct netlink_ext_ack *extack)
@@ -73,6 +81,21 @@ static int blkfloor_target_check(struct blkfloor_run *run,
 
 	run->dev_size = size;
 	run->eng.lbs = lbs;
+	if (!size) {
+		NL_SET_ERR_MSG_ATTR(extack, blkfloor_target_attr(attrs),
+				    "device has zero size");
+		return -EINVAL;
+	}
+	/*
+	 * Writes to a sequential zone must land at its write pointer, in
+	 * order (or be zone appends); the engine's writes, discards and
+	 * write-zeroes do not. Reads are fine anywhere.
+	 */
+	if (bdev_is_zoned(bdev) && p->op != BLKFLOOR_OP_READ) {
+		NL_SET_ERR_MSG_ATTR(extack, blkfloor_target_attr(attrs),
+				    "zoned device: only read runs are supported");
+		return -EOPNOTSUPP;
+	}
 	if (p->bs % lbs) {
 		NL_SET_ERR_MSG_ATTR(extack, attrs[BLKFLOOR_A_BS],
 				    "block size is not a multiple of the logical block size");
@@ -173,6 +196,39 @@ out_put:
 	return ret;
 }
 
+/*
+ * Write, discard and write-zeroes bios bypass the device's page cache, as
+ * O_DIRECT writes do, so do what the direct I/O path does around them
+ * (kiocb_invalidate_pages(), kiocb_invalidate_post_direct_write()): write
+ * back dirty pages over the region before the run, so that they do not
+ * land on top of what it wrote, and drop the cached pages before and
+ * after it, so that a buffered read sees what is on the medium. Whole
+ * pages are dropped, never zeroed in part (truncate_bdev_range() zeroes
+ * the partial pages at a range's ends). A no-op for read runs.
+ */
+static int blkfloor_target_writeback(struct blkfloor_run *run)
+{
+	const struct blkfloor_params *p = &run->p;
+
+	if (p->op == BLKFLOOR_OP_READ)
+		return 0;
+	return filemap_write_and_wait_range(blkfloor_bdev_mapping(run->bd.bdev),
+					    p->offset,
+					    p->offset + p->length - 1);
+}
+
+static int blkfloor_target_invalidate(struct blkfloor_run *run)
+{
+	const struct blkfloor_params *p = &run->p;
+
+	if (p->op == BLKFLOOR_OP_READ)
+		return 0;
+	return invalidate_inode_pages2_range(blkfloor_bdev_mapping(run->bd.bdev),
+					     p->offset >> PAGE_SHIFT,
+					     (p->offset + p->length - 1) >>
+					     PAGE_SHIFT);
+}
+
 /**
  * blkfloor_target_open() - take a run's device and check the run
  * @run: the run, its parameters filled in; it is the holder
@@ -182,6 +238,8 @@ out_put:
  *
  * A path is opened exclusively, read-only for reads and read-write for
  * everything else. Resolves a zero region length to the end of the device.
+ * For a run that writes, the page cache over its region is written back
+ * and dropped (see blkfloor_target_writeback()).
  *
  * Return: 0 with the device held, or a negative errno with it released.
  */
@@ -206,16 +264,36 @@ int blkfloor_target_open(struct blkfloor_run *run, struct nlattr **attrs,
 	}
 	ret = blkfloor_target_check(run, attrs, extack);
 	if (ret)
-		blkfloor_bdev_close(&run->bd);
+		goto out_close;
+	ret = blkfloor_target_writeback(run);
+	if (ret) {
+		NL_SET_ERR_MSG(extack,
+			       "cannot write back the device's page cache over the region");
+		goto out_close;
+	}
+	/* Pages busy now are tried again when the run ends. */
+	blkfloor_target_invalidate(run);
+	return 0;
+
+out_close:
+	blkfloor_bdev_close(&run->bd);
 	return ret;
 }
 
 /**
  * blkfloor_target_close() - release a run's device (idempotent)
- * @run: the run
+ * @run: the run; none of its bios is in flight
+ *
+ * After a run that wrote, the pages cached over its region while it ran
+ * are dropped first.
  */
 void blkfloor_target_close(struct blkfloor_run *run)
 {
+	if (!run->bd.bdev)
+		return;
+	if (blkfloor_target_invalidate(run))
+		pr_warn_ratelimited("run %u: %pg: pages cached over the region could not be dropped\n",
+				    run->id, run->bd.bdev);
 	blkfloor_bdev_close(&run->bd);
 }
 

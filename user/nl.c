@@ -234,6 +234,7 @@ struct req_state {
 	void *arg;
 	int err;	/* 0, negative errno */
 	bool done;
+	bool intr;	/* a dump message carried NLM_F_DUMP_INTR */
 };
 
 static int parse_genl(struct nl_msg *msg, struct bf_nl_msg *m)
@@ -327,6 +328,24 @@ static int finish_handler(struct nl_msg *msg, void *arg)
 	return NL_STOP;
 }
 
+/*
+ * NLM_F_DUMP_INTR: what was being dumped changed between two rounds (an
+ * INTERVAL_GET dump: intervals were overwritten in the kernel's ring
+ * before they were read). The messages are still good: keep reading them
+ * to the end of the dump (libnl would otherwise stop with an error and
+ * leave the rest on the socket), and say once that some were lost.
+ */
+static int dump_intr_handler(struct nl_msg *msg, void *arg)
+{
+	struct req_state *st = arg;
+
+	(void)msg;
+	if (!st->intr)
+		fprintf(stderr, "blkfloor: warning: the kernel overwrote intervals while they were being read (dump interrupted); they are lost: use a larger --ring or a longer --interval\n");
+	st->intr = true;
+	return NL_OK;
+}
+
 static int ack_handler(struct nl_msg *msg, void *arg)
 {
 	struct req_state *st = arg;
@@ -350,6 +369,7 @@ int bf_nl_request(struct bf_nl *nl, struct nl_msg *msg, bf_nl_cb fn,
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, valid_handler, &st);
 	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, finish_handler, &st);
 	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, ack_handler, &st);
+	nl_cb_set(cb, NL_CB_DUMP_INTR, NL_CB_CUSTOM, dump_intr_handler, &st);
 	nl_cb_err(cb, NL_CB_CUSTOM, error_handler, &st);
 
 	ret = nl_send_auto(nl->sk, msg);

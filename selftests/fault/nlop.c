@@ -8,11 +8,14 @@
  *   caps DEV                DEV_CAPS
  *   start DEV [KEY=VAL...]  RUN_START, unowned unless owner=1; keys:
  *                           op=read|write (write sets DESTRUCTIVE),
- *                           time_ms, interval_us, ring, qd, bs, owner
+ *                           time_ms, time_ns, bytes, interval_us, ring,
+ *                           qd, bs, owner
  *   stop ID                 RUN_STOP
  *   get ID                  RUN_GET (do)
  *   list                    RUN_GET (dump)
  *   dump ID [FROM]          INTERVAL_GET (dump)
+ *   slowdump ID MS          INTERVAL_GET (dump) read MS ms after each poll,
+ *                           through a 4 KiB receive buffer
  *   join                    join the "events" multicast group
  *   cycles N DEV...         start/stop race loop: until N runs started (at
  *                           most 8N tries), on random DEVs: RUN_START
@@ -26,10 +29,13 @@
  *                           prints rounds=, bad=; exit 1 when bad > 0
  *
  * Output: "key=value" lines (id, state, intervals, dropped, ring, bytes for
- * runs; runs=N running=N for list; intervals=N first=I last=I for dump), then
+ * runs; runs=N running=N for list; intervals=N first=I last=I gaps=N
+ * intr=N for dumps: gaps counts jumps in the index, intr messages flagged
+ * NLM_F_DUMP_INTR), then
  * "result=E" where E is 0 or the negative errno the kernel (or, for join,
- * setsockopt) returned. Exit 0 when an answer came, 1 when the request
- * could not be made at all (no family, socket error, bad usage).
+ * setsockopt) returned, after msg=M, the extack message of an error, if
+ * any. Exit 0 when an answer came, 1 when the request could not be made
+ * at all (no family, socket error, bad usage).
  */
 #include <errno.h>
 #include <poll.h>
@@ -61,6 +67,8 @@ struct nlop {
 	/* dump bookkeeping */
 	unsigned long nmsg, running;
 	long first, last;
+	unsigned long intr, gaps;	/* NLM_F_DUMP_INTR messages, index jumps */
+	unsigned int delay_ms;		/* slowdump: pause before each recv */
 };
 
 static char rbuf[BUFSZ];
@@ -150,6 +158,8 @@ static void show(struct nlop *o, struct nlmsghdr *h)
 					continue;
 				if (o->first < 0)
 					o->first = aget(b);
+				else if ((long)aget(b) != o->last + 1)
+					o->gaps++;
 				o->last = aget(b);
 			}
 		}
@@ -198,6 +208,25 @@ static void show(struct nlop *o, struct nlmsghdr *h)
 	}
 }
 
+/* The error in an NLMSG_ERROR; prints its extack message as msg=. */
+static int error_of(struct nlop *o, struct nlmsghdr *h)
+{
+	struct nlmsgerr *e = NLMSG_DATA(h);
+	size_t off = NLMSG_HDRLEN + sizeof(*e);
+	struct nlattr *a;
+
+	if (!(h->nlmsg_flags & NLM_F_CAPPED))
+		off += NLMSG_ALIGN(e->msg.nlmsg_len) - NLMSG_HDRLEN;
+	if (o->quiet || !(h->nlmsg_flags & NLM_F_ACK_TLVS) ||
+	    off >= h->nlmsg_len)
+		return e->error;
+	for_each_attr(a, (char *)h + off, h->nlmsg_len - off)
+		if (atype(a) == NLMSGERR_ATTR_MSG)
+			printf("msg=%.*s\n", (int)(a->nla_len - NLA_HDRLEN),
+			       (char *)adata(a));
+	return e->error;
+}
+
 /*
  * Read the answers to the last request until its ack, error or DONE.
  * Return: the kernel's error (0 for success), -ETIMEDOUT, or a socket error.
@@ -212,6 +241,8 @@ static int drain(struct nlop *o)
 
 		if (poll(&p, 1, 30000) <= 0)
 			return -ETIMEDOUT;
+		if (o->delay_ms)
+			usleep(o->delay_ms * 1000);
 		n = recv(o->fd, rbuf, sizeof(rbuf), 0);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -222,8 +253,10 @@ static int drain(struct nlop *o)
 		     h = NLMSG_NEXT(h, n)) {
 			if (h->nlmsg_seq != o->seq)
 				continue;
+			if (h->nlmsg_flags & NLM_F_DUMP_INTR)
+				o->intr++;
 			if (h->nlmsg_type == NLMSG_ERROR)
-				return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+				return error_of(o, h);
 			if (h->nlmsg_type == NLMSG_DONE) {
 				int err = 0;
 
@@ -289,7 +322,8 @@ static int resolve(struct nlop *o)
 static int usage(void)
 {
 	fprintf(stderr, "usage: nlop info | caps DEV | start DEV [KEY=VAL...] |\n"
-		"            stop ID | get ID | list | dump ID [FROM] | join |\n"
+		"            stop ID | get ID | list | dump ID [FROM] |\n"
+		"            slowdump ID MS | join |\n"
 		"            cycles N DEV... | reader SECONDS\n");
 	return 1;
 }
@@ -321,6 +355,12 @@ static int put_start(char *buf, size_t *len, int argc, char **argv)
 		} else if (!strcmp(argv[i], "time_ms")) {
 			v64 = n * 1000000ULL;
 			put_attr(buf, len, BLKFLOOR_A_MAX_TIME_NS, &v64, 8);
+		} else if (!strcmp(argv[i], "time_ns")) {
+			v64 = n;
+			put_attr(buf, len, BLKFLOOR_A_MAX_TIME_NS, &v64, 8);
+		} else if (!strcmp(argv[i], "bytes")) {
+			v64 = n;
+			put_attr(buf, len, BLKFLOOR_A_MAX_BYTES, &v64, 8);
 		} else if (!strcmp(argv[i], "interval_us")) {
 			v64 = n * 1000ULL;
 			put_attr(buf, len, BLKFLOOR_A_INTERVAL_NS, &v64, 8);
@@ -350,9 +390,13 @@ static int open_sock(struct nlop *o)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 
+	int one = 1;
+
 	o->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
 	if (o->fd < 0 || bind(o->fd, (struct sockaddr *)&sa, sizeof(sa)))
 		return -errno;
+	/* Extack messages (printed as msg=); an old kernel has none. */
+	setsockopt(o->fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
 	return 0;
 }
 
@@ -485,7 +529,6 @@ static int reader(struct nlop *o, unsigned int seconds)
 int main(int argc, char **argv)
 {
 	static char buf[4096];
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	struct nlop o = { .first = -1, .last = -1 };
 	const char *op;
 	size_t len;
@@ -495,8 +538,7 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		return usage();
 	op = argv[1];
-	o.fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
-	if (o.fd < 0 || bind(o.fd, (struct sockaddr *)&sa, sizeof(sa))) {
+	if (open_sock(&o)) {
 		perror("nlop: netlink socket");
 		return 1;
 	}
@@ -546,6 +588,16 @@ int main(int argc, char **argv)
 	} else if (!strcmp(op, "list") && argc == 2) {
 		len = put_hdr(&o, buf, o.family, BLKFLOOR_CMD_RUN_GET,
 			      NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP);
+	} else if (!strcmp(op, "slowdump") && argc == 4) {
+		int rcvbuf = 4096;
+
+		/* A small receive buffer: one round of the dump at a time. */
+		setsockopt(o.fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+		o.delay_ms = strtoul(argv[3], NULL, 0);
+		len = put_hdr(&o, buf, o.family, BLKFLOOR_CMD_INTERVAL_GET,
+			      NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP);
+		id = strtoul(argv[2], NULL, 0);
+		put_attr(buf, &len, BLKFLOOR_A_RUN_ID, &id, 4);
 	} else if (!strcmp(op, "dump") && (argc == 3 || argc == 4)) {
 		len = put_hdr(&o, buf, o.family, BLKFLOOR_CMD_INTERVAL_GET,
 			      NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP);
@@ -571,9 +623,9 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(op, "list"))
 		printf("runs=%lu\nrunning=%lu\n", o.nmsg, o.running);
-	if (!strcmp(op, "dump"))
-		printf("intervals=%lu\nfirst=%ld\nlast=%ld\n", o.nmsg, o.first,
-		       o.last);
+	if (!strcmp(op, "dump") || !strcmp(op, "slowdump"))
+		printf("intervals=%lu\nfirst=%ld\nlast=%ld\ngaps=%lu\nintr=%lu\n",
+		       o.nmsg, o.first, o.last, o.gaps, o.intr);
 	printf("result=%d\n", ret);
 	return 0;
 }
