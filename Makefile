@@ -8,6 +8,7 @@
 #                           on Debian's 6.1 and 6.12 kernels
 #   make demo               sustain test on an emulated UAS drive in a guest
 #   make deps               install what the above need (Debian packages)
+#   make nlgen              regenerate the netlink code from the YNL spec
 
 KVER	?= $(shell uname -r)
 ifeq ($(wildcard /lib/modules/$(KVER)/build),)
@@ -38,9 +39,14 @@ module-%:
 cli:
 	$(MAKE) -C user
 
+# Regenerate include/uapi/linux/blkfloor.h and kmod/nl_spec.[ch] from the
+# YNL spec with the kernel's ynl-gen-c (commit the result).
+nlgen:
+	@scripts/nlgen.sh
+
 # (the stamp's name changes when the list does)
-ksrc: $(KSRC)/.stamp-2
-$(KSRC)/.stamp-2: | $(KSRC_TAR)
+ksrc: $(KSRC)/.stamp-3
+$(KSRC)/.stamp-3: | $(KSRC_TAR)
 	@mkdir -p $(KSRC)
 	tar -xf $(KSRC_TAR) -C $(KSRC) --strip-components=1 --wildcards \
 		'*/tools/testing/selftests/kselftest.h' \
@@ -52,7 +58,7 @@ $(KSRC)/.stamp-2: | $(KSRC_TAR)
 		'*/scripts/subarch.include' \
 		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
 		'*/scripts/const_structs.checkpatch' '*/tools/net/ynl' \
-		'*/Documentation/netlink/genetlink*.yaml'
+		'*/Documentation/netlink/genetlink*.yaml' '*/MAINTAINERS'
 	@touch $@
 
 $(KSRC_TAR):
@@ -82,11 +88,14 @@ install: all
 	install -D -m 0644 user/blkfloor.8 $(DESTDIR)$(PREFIX)/share/man/man8/blkfloor.8
 	install -D -m 0644 include/uapi/linux/blkfloor.h \
 		$(DESTDIR)$(PREFIX)/include/linux/blkfloor.h
+	install -D -m 0644 include/uapi/linux/blkfloor_verify.h \
+		$(DESTDIR)$(PREFIX)/include/linux/blkfloor_verify.h
 
 uninstall:
 	rm -f $(DESTDIR)$(MODDIR)/blkfloor.ko* $(DESTDIR)$(PREFIX)/sbin/blkfloor \
 		$(DESTDIR)$(PREFIX)/share/man/man8/blkfloor.8 \
-		$(DESTDIR)$(PREFIX)/include/linux/blkfloor.h
+		$(DESTDIR)$(PREFIX)/include/linux/blkfloor.h \
+		$(DESTDIR)$(PREFIX)/include/linux/blkfloor_verify.h
 	-depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
 
 clean:
@@ -94,4 +103,4 @@ clean:
 	$(MAKE) -C user clean
 	rm -rf $(BUILD)
 
-.PHONY: all module cli ksrc deps check check-debug demo bench install uninstall clean
+.PHONY: all module cli nlgen ksrc deps check check-debug demo bench install uninstall clean

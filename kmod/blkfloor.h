@@ -269,6 +269,8 @@ int blkfloor_run_start(struct blkfloor_run *run);
 void blkfloor_run_end_unstarted(struct blkfloor_run *run);
 
 /* netlink.c */
+extern struct genl_family blkfloor_nl_family;
+
 int blkfloor_nl_init(void);
 void blkfloor_nl_exit(void);
 bool blkfloor_nl_notify_interval(struct blkfloor_run *run,

@@ -171,14 +171,125 @@ static inline bool blkfloor_bdev_dead(struct block_device *bdev)
 	return test_bit(GD_DEAD, &bdev->bd_disk->state);
 }
 
-/* Attributes of a dump request, parsed by the genetlink core. */
-static inline struct nlattr **blkfloor_dump_attrs(struct netlink_callback *cb)
-{
+/*
+ * The generated nl_spec.c (ynl-gen-c, from the YNL spec) is written for the
+ * newest kernels; what 6.1 lacks is supplied here, since nl_spec.h includes
+ * this header (kernel-family headers in the spec).
+ */
 #if BLKFLOOR_KV(6, 2) <= BLKFLOOR_KVER
-	return genl_dumpit_info(cb)->info.attrs;
+static inline int blkfloor_genl_register_family(struct genl_family *family,
+						const struct genl_split_ops *sops,
+						unsigned int n,
+						struct genl_ops *ops)
+{
+	family->split_ops = sops;
+	family->n_split_ops = n;
+	return genl_register_family(family);
+}
 #else
-	return genl_dumpit_info(cb)->attrs;
+/*
+ * 6.2 made policy range pointers const; the generated ranges are const,
+ * 6.1 only reads them through a plain pointer.
+ */
+#undef NLA_POLICY_FULL_RANGE
+#define NLA_POLICY_FULL_RANGE(tp, _range) {				\
+	.type = NLA_ENSURE_UINT_OR_BINARY_TYPE(tp),			\
+	.validation_type = NLA_VALIDATE_RANGE_PTR,			\
+	.range = (struct netlink_range_validation *)(_range),		\
+}
+
+/*
+ * Split ops (6.2): one entry for the do and one for the dump of a command,
+ * each with its own policy. 6.1 has one struct genl_ops per command; this
+ * is the part of 6.2's struct the generator fills, and
+ * blkfloor_genl_register_family() merges the entries into genl_ops.
+ */
+struct genl_split_ops {
+	int (*doit)(struct sk_buff *skb, struct genl_info *info);
+	int (*start)(struct netlink_callback *cb);
+	int (*dumpit)(struct sk_buff *skb, struct netlink_callback *cb);
+	int (*done)(struct netlink_callback *cb);
+	const struct nla_policy *policy;
+	unsigned int maxattr;
+	u8 cmd;
+	u8 internal_flags;
+	u8 flags;
+	u8 validate;
+};
+
+/**
+ * blkfloor_genl_register_family() - register a family with split ops
+ * @family: the family, without ops
+ * @sops: split ops, sorted by command, a command's do before its dump
+ * @n: entries in @sops
+ * @ops: room for @n genl_ops (6.1 only; they must live as long as @family)
+ *
+ * A command's do and dump share one policy before 6.2: the do's, or the
+ * dump's when the do has none. Two different policies are refused.
+ *
+ * Return: 0 or a negative errno.
+ */
+static inline int blkfloor_genl_register_family(struct genl_family *family,
+						const struct genl_split_ops *sops,
+						unsigned int n,
+						struct genl_ops *ops)
+{
+	const u8 caps = GENL_CMD_CAP_DO | GENL_CMD_CAP_DUMP | GENL_CMD_CAP_HASPOL;
+	unsigned int i, nr = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct genl_split_ops *s = &sops[i];
+		struct genl_ops *o = &ops[nr];
+
+		if (nr && ops[nr - 1].cmd == s->cmd)
+			o = &ops[nr - 1];
+		else
+			nr++;
+		o->cmd = s->cmd;
+		o->flags = s->flags & ~caps;
+		o->internal_flags = s->internal_flags;
+		o->validate = s->validate;
+		if (s->flags & GENL_CMD_CAP_DO) {
+			o->doit = s->doit;
+		} else {
+			o->start = s->start;
+			o->dumpit = s->dumpit;
+			o->done = s->done;
+		}
+		if (!s->policy)
+			continue;
+		if (o->policy && o->policy != s->policy) {
+			pr_err("%s: command %u needs two policies (6.2+)\n",
+			       family->name, s->cmd);
+			return -EINVAL;
+		}
+		o->policy = s->policy;
+		o->maxattr = s->maxattr;
+	}
+	family->ops = ops;
+	family->n_ops = nr;
+	return genl_register_family(family);
+}
 #endif
+
+/*
+ * Attribute @type of a dump request, parsed by the genetlink core; NULL when
+ * absent or beyond the op's policy (a dump without a policy has no array,
+ * or the reject-all one, on 6.2+).
+ */
+static inline struct nlattr *blkfloor_dump_attr(struct netlink_callback *cb,
+						unsigned int type)
+{
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+#if BLKFLOOR_KV(6, 2) <= BLKFLOOR_KVER
+	struct nlattr **attrs = info->info.attrs;
+#else
+	struct nlattr **attrs = info->attrs;
+#endif
+
+	if (!attrs || type > info->op.maxattr)
+		return NULL;
+	return attrs[type];
 }
 
 /*

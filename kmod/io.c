@@ -18,6 +18,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bio.h>
+#include <linux/blkfloor_verify.h>
 #include <linux/blkdev.h>
 #include <linux/crc32c.h>
 #include <linux/gfp.h>

@@ -13,9 +13,12 @@
 
 #define BLKFLOOR_BS_DEFAULT	(128U << 10)
 #define BLKFLOOR_QD_DEFAULT	32U
+/* One BLKFLOOR_IV_A_HIST nest: index, pad, count. */
+#define BLKFLOOR_HIST_NEST_SIZE	(nla_total_size(0) + nla_total_size(sizeof(u32)) + \
+				 nla_total_size_64bit(sizeof(u64)))
 /* Room for an interval message with every histogram bucket set. */
 #define BLKFLOOR_IV_MSG_MAX	(NLMSG_GOODSIZE + \
-				 BLKFLOOR_HIST_NR * sizeof(struct blkfloor_hist_entry))
+				 BLKFLOOR_HIST_NR * BLKFLOOR_HIST_NEST_SIZE)
 
 /* What RUN_GET reports: the published state, copied under run->lock. */
 static void blkfloor_nl_snap(struct blkfloor_run *run,
@@ -39,8 +42,8 @@ static int blkfloor_nl_put_params(struct sk_buff *skb,
 	const struct blkfloor_params *p = &run->p;
 
 	if (nla_put_string(skb, BLKFLOOR_A_DEV_PATH, p->path) ||
-	    nla_put_u8(skb, BLKFLOOR_A_OP, p->op) ||
-	    nla_put_u8(skb, BLKFLOOR_A_PATTERN, p->pattern) ||
+	    nla_put_u32(skb, BLKFLOOR_A_OP, p->op) ||
+	    nla_put_u32(skb, BLKFLOOR_A_PATTERN, p->pattern) ||
 	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_SEED, p->seed) ||
 	    nla_put_u32(skb, BLKFLOOR_A_BS, p->bs) ||
 	    nla_put_u32(skb, BLKFLOOR_A_QD, p->qd) ||
@@ -58,7 +61,7 @@ static int blkfloor_nl_put_params(struct sk_buff *skb,
 	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_INTERVAL_NS, p->interval_ns) ||
 	    nla_put_u32(skb, BLKFLOOR_A_RING, p->ring) ||
 	    nla_put_u32(skb, BLKFLOOR_A_FLAGS, p->flags) ||
-	    nla_put_u8(skb, BLKFLOOR_A_DATA, p->data) ||
+	    nla_put_u32(skb, BLKFLOOR_A_DATA, p->data) ||
 	    nla_put_u32(skb, BLKFLOOR_A_ERR_LIMIT, p->err_limit))
 		return -EMSGSIZE;
 	return 0;
@@ -78,7 +81,7 @@ static int blkfloor_nl_fill_run(struct sk_buff *skb, struct blkfloor_run *run,
 	blkfloor_nl_snap(run, &s);
 	if (nla_put_u32(skb, BLKFLOOR_A_RUN_ID, run->id) ||
 	    blkfloor_nl_put_params(skb, run) ||
-	    nla_put_u8(skb, BLKFLOOR_A_STATE, s.state) ||
+	    nla_put_u32(skb, BLKFLOOR_A_STATE, s.state) ||
 	    nla_put_s32(skb, BLKFLOOR_A_ERRNO, s.err) ||
 	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_START_TIME_NS, run->start_real) ||
 	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_ELAPSED_NS, s.elapsed_ns) ||
@@ -103,6 +106,28 @@ static int blkfloor_nl_fill_run(struct sk_buff *skb, struct blkfloor_run *run,
 err_cancel:
 	genlmsg_cancel(skb, hdr);
 	return -EMSGSIZE;
+}
+
+/* BLKFLOOR_IV_A_HIST: one nest per non-empty bucket, ascending. */
+static int blkfloor_nl_put_hist(struct sk_buff *skb,
+				const struct blkfloor_iv *iv)
+{
+	struct nlattr *nest;
+	u32 i;
+
+	for (i = 0; i < iv->nr_hist; i++) {
+		nest = nla_nest_start(skb, BLKFLOOR_IV_A_HIST);
+		if (!nest)
+			return -EMSGSIZE;
+		if (nla_put_u32(skb, BLKFLOOR_HIST_A_INDEX, iv->hist[i].index) ||
+		    nla_put_u64_64bit(skb, BLKFLOOR_HIST_A_COUNT,
+				      iv->hist[i].count, BLKFLOOR_HIST_A_PAD)) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+		nla_nest_end(skb, nest);
+	}
+	return 0;
 }
 
 /* BLKFLOOR_A_INTERVAL nest. */
@@ -139,9 +164,7 @@ static int blkfloor_nl_put_iv(struct sk_buff *skb, const struct blkfloor_iv *iv)
 			      BLKFLOOR_IV_A_PAD) ||
 	    nla_put_u64_64bit(skb, BLKFLOOR_IV_A_LAT_SUM_NS, iv->lat_sum,
 			      BLKFLOOR_IV_A_PAD) ||
-	    (iv->nr_hist &&
-	     nla_put(skb, BLKFLOOR_IV_A_HIST,
-		     iv->nr_hist * sizeof(*iv->hist), iv->hist)) ||
+	    blkfloor_nl_put_hist(skb, iv) ||
 	    nla_put_u64_64bit(skb, BLKFLOOR_IV_A_BYTES_TOTAL, iv->bytes_total,
 			      BLKFLOOR_IV_A_PAD) ||
 	    nla_put_u32(skb, BLKFLOOR_IV_A_INFLIGHT, iv->inflight) ||
@@ -180,8 +203,8 @@ bool blkfloor_nl_notify_interval(struct blkfloor_run *run,
 
 	if (!blkfloor_nl_listening())
 		return false;
-	skb = genlmsg_new(NLMSG_GOODSIZE + iv->nr_hist * sizeof(*iv->hist),
-			  GFP_KERNEL);
+	skb = genlmsg_new(NLMSG_GOODSIZE +
+			  iv->nr_hist * BLKFLOOR_HIST_NEST_SIZE, GFP_KERNEL);
 	if (!skb)
 		return false;
 	hdr = genlmsg_put(skb, 0, 0, &blkfloor_nl_family, 0,
@@ -231,11 +254,6 @@ static u32 blkfloor_nl_get_u32(struct nlattr *attr, u32 def)
 	return attr ? nla_get_u32(attr) : def;
 }
 
-static u8 blkfloor_nl_get_u8(struct nlattr *attr, u8 def)
-{
-	return attr ? nla_get_u8(attr) : def;
-}
-
 /* Parameters from a RUN_START request, with the checks the policy can't do. */
 static int blkfloor_nl_parse_params(struct blkfloor_run *run,
 				    struct genl_info *info)
@@ -246,11 +264,11 @@ static int blkfloor_nl_parse_params(struct blkfloor_run *run,
 
 	if (tb[BLKFLOOR_A_DEV_PATH])
 		nla_strscpy(p->path, tb[BLKFLOOR_A_DEV_PATH], sizeof(p->path));
-	p->op = nla_get_u8(tb[BLKFLOOR_A_OP]);
-	p->pattern = blkfloor_nl_get_u8(tb[BLKFLOOR_A_PATTERN],
-					BLKFLOOR_PATTERN_SEQ);
-	p->data = blkfloor_nl_get_u8(tb[BLKFLOOR_A_DATA],
-				     BLKFLOOR_DATA_RANDOM);
+	p->op = nla_get_u32(tb[BLKFLOOR_A_OP]);
+	p->pattern = blkfloor_nl_get_u32(tb[BLKFLOOR_A_PATTERN],
+					 BLKFLOOR_PATTERN_SEQ);
+	p->data = blkfloor_nl_get_u32(tb[BLKFLOOR_A_DATA],
+				      BLKFLOOR_DATA_RANDOM);
 	p->seed = blkfloor_nl_get_u64(tb[BLKFLOOR_A_SEED], get_random_u64());
 	p->bs = blkfloor_nl_get_u32(tb[BLKFLOOR_A_BS], BLKFLOOR_BS_DEFAULT);
 	p->qd = blkfloor_nl_get_u32(tb[BLKFLOOR_A_QD], BLKFLOOR_QD_DEFAULT);
@@ -457,35 +475,45 @@ int blkfloor_nl_run_get_doit(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
-static void blkfloor_nl_run_get_dump_err(struct netlink_ext_ack *extack,
-					 const struct nlattr *attr)
+/*
+ * An op whose request has no attributes has no policy. For split ops (6.2+)
+ * the core then ignores whatever attributes come instead of refusing them
+ * (it installs its reject-all policy only for legacy ops): refuse them here.
+ */
+static const struct nlattr *blkfloor_nl_first_attr(const struct nlmsghdr *nlh)
 {
-	NL_SET_ERR_MSG_ATTR(extack, attr,
-			    "a run-get dump takes no run id (ask for one run without NLM_F_DUMP)");
+	return nlmsg_attrlen(nlh, GENL_HDRLEN) ?
+	       nlmsg_attrdata(nlh, GENL_HDRLEN) : NULL;
+}
+
+static void blkfloor_nl_run_get_dump_err(struct netlink_ext_ack *extack,
+					 const struct nlmsghdr *nlh)
+{
+	NL_SET_ERR_MSG_ATTR(extack, blkfloor_nl_first_attr(nlh),
+			    "a run-get dump takes no attribute, no run id either (ask for one run without NLM_F_DUMP)");
 }
 
 /**
  * blkfloor_nl_run_get_start() - check a BLKFLOOR_CMD_RUN_GET dump
  * @cb: dump state; args[1] keeps the error where start has no extack
  *
- * The dump shares the do request's policy, which allows RUN_ID; a dump
+ * The dump has no policy: 6.2+ would ignore any attribute, and before 6.2
+ * the dump shares the do request's policy, which allows RUN_ID. A dump
  * silently ignoring it would answer a different question than was asked,
- * so it is refused. Before 6.2 the error is returned by the first dumpit
+ * so any attribute is refused. Before 6.2 the error is returned by the first dumpit
  * call (see blkfloor_nl_interval_get_start()).
  *
  * Return: 0, or -EINVAL with an extack message.
  */
 int blkfloor_nl_run_get_start(struct netlink_callback *cb)
 {
-	struct nlattr *attr = blkfloor_dump_attrs(cb)[BLKFLOOR_A_RUN_ID];
-
-	if (!attr)
+	if (!blkfloor_nl_first_attr(cb->nlh))
 		return 0;
 	if (!cb->extack) {
 		cb->args[1] = EINVAL;
 		return 0;
 	}
-	blkfloor_nl_run_get_dump_err(cb->extack, attr);
+	blkfloor_nl_run_get_dump_err(cb->extack, cb->nlh);
 	return -EINVAL;
 }
 
@@ -504,8 +532,7 @@ int blkfloor_nl_run_get_dumpit(struct sk_buff *skb,
 	int ret = 0;
 
 	if (cb->args[1]) {
-		blkfloor_nl_run_get_dump_err(cb->extack,
-					     blkfloor_dump_attrs(cb)[BLKFLOOR_A_RUN_ID]);
+		blkfloor_nl_run_get_dump_err(cb->extack, cb->nlh);
 		return -(int)cb->args[1];
 	}
 	while ((run = blkfloor_run_get_next(last))) {
@@ -550,14 +577,15 @@ static void blkfloor_nl_interval_get_err(struct netlink_ext_ack *extack,
  */
 int blkfloor_nl_interval_get_start(struct netlink_callback *cb)
 {
-	struct nlattr **tb = blkfloor_dump_attrs(cb);
+	struct nlattr *id = blkfloor_dump_attr(cb, BLKFLOOR_A_RUN_ID);
+	struct nlattr *from = blkfloor_dump_attr(cb, BLKFLOOR_A_FROM_INDEX);
 	struct blkfloor_run *run;
 	int err = 0;
 
-	if (!tb[BLKFLOOR_A_RUN_ID]) {
+	if (!id) {
 		err = -EINVAL;
 	} else {
-		run = blkfloor_run_get(nla_get_u32(tb[BLKFLOOR_A_RUN_ID]));
+		run = blkfloor_run_get(nla_get_u32(id));
 		if (!run)
 			err = -ENOENT;
 		blkfloor_run_put(run);
@@ -567,13 +595,11 @@ int blkfloor_nl_interval_get_start(struct netlink_callback *cb)
 			cb->args[2] = -err;
 			return 0;
 		}
-		blkfloor_nl_interval_get_err(cb->extack, err,
-					     tb[BLKFLOOR_A_RUN_ID]);
+		blkfloor_nl_interval_get_err(cb->extack, err, id);
 		return err;
 	}
-	cb->args[0] = nla_get_u32(tb[BLKFLOOR_A_RUN_ID]);
-	cb->args[1] = tb[BLKFLOOR_A_FROM_INDEX] ?
-		      nla_get_u32(tb[BLKFLOOR_A_FROM_INDEX]) : 0;
+	cb->args[0] = nla_get_u32(id);
+	cb->args[1] = from ? nla_get_u32(from) : 0;
 	cb->min_dump_alloc = BLKFLOOR_IV_MSG_MAX;
 	return 0;
 }
@@ -604,7 +630,7 @@ int blkfloor_nl_interval_get_dumpit(struct sk_buff *skb,
 	if (cb->args[2]) {
 		ret = -(int)cb->args[2];
 		blkfloor_nl_interval_get_err(cb->extack, ret,
-					     blkfloor_dump_attrs(cb)[BLKFLOOR_A_RUN_ID]);
+					     blkfloor_dump_attr(cb, BLKFLOOR_A_RUN_ID));
 		return ret;
 	}
 	run = blkfloor_run_get(cb->args[0]);
@@ -706,9 +732,15 @@ out_free_msg:
  */
 int blkfloor_nl_info_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	const struct nlattr *attr = blkfloor_nl_first_attr(info->nlhdr);
 	struct sk_buff *msg;
 	void *hdr;
 
+	if (attr) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "info-get takes no attribute");
+		return -EINVAL;
+	}
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -722,6 +754,31 @@ int blkfloor_nl_info_get_doit(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
+/*
+ * The family itself is not generated (a genetlink-legacy spec): it is not
+ * netnsok, its group is for CAP_NET_ADMIN only, and 6.1 needs its split
+ * ops converted (kmod/compat.h). The ops and policies are in nl_spec.c.
+ */
+static const struct genl_multicast_group blkfloor_nl_mcast_groups[] = {
+	[BLKFLOOR_NLGRP_EVENTS] = {
+		.name	= BLKFLOOR_MCGRP_EVENTS,
+		BLKFLOOR_MCGRP_FLAGS_INIT
+	},
+};
+
+struct genl_family blkfloor_nl_family __ro_after_init = {
+	.name		= BLKFLOOR_FAMILY_NAME,
+	.version	= BLKFLOOR_FAMILY_VERSION,
+	.netnsok	= false,
+	.parallel_ops	= true,
+	.module		= THIS_MODULE,
+	.mcgrps		= blkfloor_nl_mcast_groups,
+	.n_mcgrps	= ARRAY_SIZE(blkfloor_nl_mcast_groups),
+};
+
+/* Before 6.2: blkfloor_nl_ops as one genl_ops per command. */
+static struct genl_ops blkfloor_nl_cmd_ops[ARRAY_SIZE(blkfloor_nl_ops)] __ro_after_init;
+
 /**
  * blkfloor_nl_init() - register the generic netlink family
  *
@@ -729,7 +786,10 @@ int blkfloor_nl_info_get_doit(struct sk_buff *skb, struct genl_info *info)
  */
 int blkfloor_nl_init(void)
 {
-	return genl_register_family(&blkfloor_nl_family);
+	return blkfloor_genl_register_family(&blkfloor_nl_family,
+					     blkfloor_nl_ops,
+					     ARRAY_SIZE(blkfloor_nl_ops),
+					     blkfloor_nl_cmd_ops);
 }
 
 /**

@@ -1,38 +1,38 @@
-// SPDX-License-Identifier: GPL-2.0
-/*
- * blkfloor: generic netlink family, policies and ops.
- *
- * Kept in the shape ynl-gen gives its output; it follows
- * Documentation/netlink/specs/blkfloor.yaml. Every op is GENL_ADMIN_PERM
- * and, through resv_start_op, strictly validated.
- */
-#include <net/genetlink.h>
+// SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause)
+/* Do not edit directly, auto-generated from: */
+/*	Documentation/netlink/specs/blkfloor.yaml */
+/* YNL-GEN kernel source */
+
 #include <net/netlink.h>
-#include <linux/blkfloor.h>
-#include "compat.h"
+#include <net/genetlink.h>
+
 #include "nl_spec.h"
 
-/* Integer value ranges (not const: 6.1's policy takes a plain pointer) */
-static struct netlink_range_validation blkfloor_a_bs_range = {
-	.min	= SECTOR_SIZE,
+#include <uapi/linux/blkfloor.h>
+#include <compat.h>
+
+/* Integer value ranges */
+static const struct netlink_range_validation blkfloor_a_bs_range = {
+	.min	= 512ULL,
 	.max	= BLKFLOOR_BS_MAX,
 };
 
-static struct netlink_range_validation blkfloor_a_ring_range = {
+static const struct netlink_range_validation blkfloor_a_interval_ns_range = {
+	.min	= BLKFLOOR_INTERVAL_MIN_NS,
+	.max	= BLKFLOOR_INTERVAL_MAX_NS,
+};
+
+static const struct netlink_range_validation blkfloor_a_ring_range = {
 	.min	= BLKFLOOR_RING_MIN,
 	.max	= BLKFLOOR_RING_MAX,
 };
 
-static struct netlink_range_validation blkfloor_a_interval_ns_range = {
-	.min	= BLKFLOOR_INTERVAL_MIN_NS,
-	.max	= 86400ULL * NSEC_PER_SEC,
-};
-
 /* BLKFLOOR_CMD_RUN_START - do */
 static const struct nla_policy blkfloor_run_start_nl_policy[BLKFLOOR_A_DEV_FD + 1] = {
+	[BLKFLOOR_A_DEV_FD] = NLA_POLICY_MIN(NLA_S32, 0),
 	[BLKFLOOR_A_DEV_PATH] = { .type = NLA_NUL_STRING, .len = BLKFLOOR_PATH_MAX, },
-	[BLKFLOOR_A_OP] = NLA_POLICY_MAX(NLA_U8, __BLKFLOOR_OP_MAX - 1),
-	[BLKFLOOR_A_PATTERN] = NLA_POLICY_MAX(NLA_U8, __BLKFLOOR_PATTERN_MAX - 1),
+	[BLKFLOOR_A_OP] = NLA_POLICY_MAX(NLA_U32, 3),
+	[BLKFLOOR_A_PATTERN] = NLA_POLICY_MAX(NLA_U32, 1),
 	[BLKFLOOR_A_SEED] = { .type = NLA_U64, },
 	[BLKFLOOR_A_BS] = NLA_POLICY_FULL_RANGE(NLA_U32, &blkfloor_a_bs_range),
 	[BLKFLOOR_A_QD] = NLA_POLICY_RANGE(NLA_U32, 1, BLKFLOOR_QD_MAX),
@@ -45,14 +45,18 @@ static const struct nla_policy blkfloor_run_start_nl_policy[BLKFLOOR_A_DEV_FD + 
 	[BLKFLOOR_A_RATE_IOPS] = NLA_POLICY_MIN(NLA_U64, 1),
 	[BLKFLOOR_A_INTERVAL_NS] = NLA_POLICY_FULL_RANGE(NLA_U64, &blkfloor_a_interval_ns_range),
 	[BLKFLOOR_A_RING] = NLA_POLICY_FULL_RANGE(NLA_U32, &blkfloor_a_ring_range),
-	[BLKFLOOR_A_FLAGS] = NLA_POLICY_MASK(NLA_U32, BLKFLOOR_F_ALL),
-	[BLKFLOOR_A_DATA] = NLA_POLICY_MAX(NLA_U8, __BLKFLOOR_DATA_MAX - 1),
+	[BLKFLOOR_A_FLAGS] = NLA_POLICY_MASK(NLA_U32, 0x7f),
+	[BLKFLOOR_A_DATA] = NLA_POLICY_MAX(NLA_U32, 2),
 	[BLKFLOOR_A_ERR_LIMIT] = { .type = NLA_U32, },
-	[BLKFLOOR_A_DEV_FD] = NLA_POLICY_MIN(NLA_S32, 0),
 };
 
-/* BLKFLOOR_CMD_RUN_STOP - do, BLKFLOOR_CMD_RUN_GET - do / dump */
-static const struct nla_policy blkfloor_run_id_nl_policy[BLKFLOOR_A_RUN_ID + 1] = {
+/* BLKFLOOR_CMD_RUN_STOP - do */
+static const struct nla_policy blkfloor_run_stop_nl_policy[BLKFLOOR_A_RUN_ID + 1] = {
+	[BLKFLOOR_A_RUN_ID] = NLA_POLICY_MIN(NLA_U32, 1),
+};
+
+/* BLKFLOOR_CMD_RUN_GET - do */
+static const struct nla_policy blkfloor_run_get_nl_policy[BLKFLOOR_A_RUN_ID + 1] = {
 	[BLKFLOOR_A_RUN_ID] = NLA_POLICY_MIN(NLA_U32, 1),
 };
 
@@ -68,29 +72,33 @@ static const struct nla_policy blkfloor_dev_caps_nl_policy[BLKFLOOR_A_DEV_PATH +
 };
 
 /* Ops table for blkfloor */
-static const struct genl_ops blkfloor_nl_ops[] = {
+const struct genl_split_ops blkfloor_nl_ops[7] = {
 	{
 		.cmd		= BLKFLOOR_CMD_RUN_START,
 		.doit		= blkfloor_nl_run_start_doit,
 		.policy		= blkfloor_run_start_nl_policy,
 		.maxattr	= BLKFLOOR_A_DEV_FD,
-		.flags		= GENL_ADMIN_PERM,
+		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
 	},
 	{
 		.cmd		= BLKFLOOR_CMD_RUN_STOP,
 		.doit		= blkfloor_nl_run_stop_doit,
-		.policy		= blkfloor_run_id_nl_policy,
+		.policy		= blkfloor_run_stop_nl_policy,
 		.maxattr	= BLKFLOOR_A_RUN_ID,
-		.flags		= GENL_ADMIN_PERM,
+		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
 	},
 	{
 		.cmd		= BLKFLOOR_CMD_RUN_GET,
 		.doit		= blkfloor_nl_run_get_doit,
-		.start		= blkfloor_nl_run_get_start,
-		.dumpit		= blkfloor_nl_run_get_dumpit,
-		.policy		= blkfloor_run_id_nl_policy,
+		.policy		= blkfloor_run_get_nl_policy,
 		.maxattr	= BLKFLOOR_A_RUN_ID,
-		.flags		= GENL_ADMIN_PERM,
+		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
+	},
+	{
+		.cmd	= BLKFLOOR_CMD_RUN_GET,
+		.start	= blkfloor_nl_run_get_start,
+		.dumpit	= blkfloor_nl_run_get_dumpit,
+		.flags	= GENL_ADMIN_PERM | GENL_CMD_CAP_DUMP,
 	},
 	{
 		.cmd		= BLKFLOOR_CMD_INTERVAL_GET,
@@ -98,39 +106,22 @@ static const struct genl_ops blkfloor_nl_ops[] = {
 		.dumpit		= blkfloor_nl_interval_get_dumpit,
 		.policy		= blkfloor_interval_get_nl_policy,
 		.maxattr	= BLKFLOOR_A_FROM_INDEX,
-		.flags		= GENL_ADMIN_PERM,
+		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DUMP,
 	},
 	{
 		.cmd		= BLKFLOOR_CMD_DEV_CAPS,
 		.doit		= blkfloor_nl_dev_caps_doit,
 		.policy		= blkfloor_dev_caps_nl_policy,
 		.maxattr	= BLKFLOOR_A_DEV_PATH,
-		.flags		= GENL_ADMIN_PERM,
+		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
 	},
 	{
-		/* No policy: any attribute is rejected. */
-		.cmd		= BLKFLOOR_CMD_INFO_GET,
-		.doit		= blkfloor_nl_info_get_doit,
-		.flags		= GENL_ADMIN_PERM,
+		.cmd	= BLKFLOOR_CMD_INFO_GET,
+		.doit	= blkfloor_nl_info_get_doit,
+		.flags	= GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
 	},
 };
 
 static const struct genl_multicast_group blkfloor_nl_mcgrps[] = {
-	[BLKFLOOR_NLGRP_EVENTS] = {
-		.name	= BLKFLOOR_MCGRP_EVENTS,
-		BLKFLOOR_MCGRP_FLAGS_INIT
-	},
-};
-
-struct genl_family blkfloor_nl_family __ro_after_init = {
-	.name		= BLKFLOOR_FAMILY_NAME,
-	.version	= BLKFLOOR_FAMILY_VERSION,
-	.netnsok	= false,
-	.parallel_ops	= true,
-	.module		= THIS_MODULE,
-	.ops		= blkfloor_nl_ops,
-	.n_ops		= ARRAY_SIZE(blkfloor_nl_ops),
-	.resv_start_op	= BLKFLOOR_CMD_RUN_START,
-	.mcgrps		= blkfloor_nl_mcgrps,
-	.n_mcgrps	= ARRAY_SIZE(blkfloor_nl_mcgrps),
+	[BLKFLOOR_NLGRP_EVENTS] = { "events", },
 };

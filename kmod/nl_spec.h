@@ -1,25 +1,28 @@
-/* SPDX-License-Identifier: GPL-2.0 */
-/*
- * blkfloor: generic netlink family, policies and ops.
- *
- * Kept in the shape ynl-gen gives its output; it follows
- * Documentation/netlink/specs/blkfloor.yaml.
- */
-#ifndef _BLKFLOOR_NL_SPEC_H
-#define _BLKFLOOR_NL_SPEC_H
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause) */
+/* Do not edit directly, auto-generated from: */
+/*	Documentation/netlink/specs/blkfloor.yaml */
+/* YNL-GEN kernel header */
 
-#include <net/genetlink.h>
+#ifndef _LINUX_BLKFLOOR_GEN_H
+#define _LINUX_BLKFLOOR_GEN_H
+
 #include <net/netlink.h>
-#include <linux/blkfloor.h>
+#include <net/genetlink.h>
 
-/* Ops table */
+#include <uapi/linux/blkfloor.h>
+#include <compat.h>
+
+/* Ops table for blkfloor */
+extern const struct genl_split_ops blkfloor_nl_ops[7];
+
+int blkfloor_nl_run_get_start(struct netlink_callback *cb);
+int blkfloor_nl_interval_get_start(struct netlink_callback *cb);
+
 int blkfloor_nl_run_start_doit(struct sk_buff *skb, struct genl_info *info);
 int blkfloor_nl_run_stop_doit(struct sk_buff *skb, struct genl_info *info);
 int blkfloor_nl_run_get_doit(struct sk_buff *skb, struct genl_info *info);
-int blkfloor_nl_run_get_start(struct netlink_callback *cb);
 int blkfloor_nl_run_get_dumpit(struct sk_buff *skb,
 			       struct netlink_callback *cb);
-int blkfloor_nl_interval_get_start(struct netlink_callback *cb);
 int blkfloor_nl_interval_get_dumpit(struct sk_buff *skb,
 				    struct netlink_callback *cb);
 int blkfloor_nl_dev_caps_doit(struct sk_buff *skb, struct genl_info *info);
@@ -29,6 +32,4 @@ enum {
 	BLKFLOOR_NLGRP_EVENTS,
 };
 
-extern struct genl_family blkfloor_nl_family;
-
-#endif /* _BLKFLOOR_NL_SPEC_H */
+#endif /* _LINUX_BLKFLOOR_GEN_H */

@@ -75,24 +75,18 @@ int blkfloor_acc_close(struct blkfloor_acc *acc, struct blkfloor_iv *iv)
 	iv->hist = NULL;
 	iv->nr_hist = 0;
 
-	/* Entries count 32 bits: a larger count takes several. */
 	for (i = 0; i < BLKFLOOR_HIST_NR; i++)
-		n += DIV_ROUND_UP_ULL(acc->hist[i], U32_MAX);
+		n += !!acc->hist[i];
 	if (n) {
 		iv->hist = kmalloc_array(n, sizeof(*iv->hist),
 					 GFP_KERNEL_ACCOUNT);
 		if (iv->hist) {
 			for (i = 0; i < BLKFLOOR_HIST_NR; i++) {
-				u64 left = acc->hist[i];
-
-				while (left) {
-					u32 c = min_t(u64, left, U32_MAX);
-
-					iv->hist[iv->nr_hist].index = i;
-					iv->hist[iv->nr_hist].count = c;
-					iv->nr_hist++;
-					left -= c;
-				}
+				if (!acc->hist[i])
+					continue;
+				iv->hist[iv->nr_hist].index = i;
+				iv->hist[iv->nr_hist].count = acc->hist[i];
+				iv->nr_hist++;
 			}
 		} else {
 			ret = -ENOMEM;

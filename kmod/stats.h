@@ -16,6 +16,18 @@
 #include <linux/blkfloor.h>
 
 /**
+ * struct blkfloor_hist_entry - one non-empty histogram bucket
+ * @index: bucket index, 0 .. BLKFLOOR_HIST_NR - 1
+ * @count: completions whose latency fell in this bucket
+ *
+ * Sent as one BLKFLOOR_IV_A_HIST nest (BLKFLOOR_HIST_A_INDEX, _COUNT).
+ */
+struct blkfloor_hist_entry {
+	u32 index;
+	u64 count;
+};
+
+/**
  * struct blkfloor_acc - the interval being filled, owned by the kthread
  * @bytes: bytes completed successfully
  * @ios: I/Os completed successfully
@@ -52,8 +64,8 @@ struct blkfloor_acc {
  * @bytes_total: bytes completed since the run started, this one included
  * @inflight: I/Os submitted and not completed at the interval's end
  * @oldest_ns: how long the oldest of them had been in flight at the end
- * @hist: non-empty buckets only, by ascending index; a count past U32_MAX
- *	is split over entries of the same index; NULL when there are none
+ * @hist: non-empty buckets only, by ascending index; NULL when there are
+ *	none
  */
 struct blkfloor_iv {
 	u32 index;

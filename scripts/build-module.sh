@@ -16,7 +16,7 @@ out=$PWD/build/$kver
 rm -rf "$out/src"
 mkdir -p "$out/src/kmod" "$out/src/include/uapi/linux"
 cp kmod/Kbuild kmod/*.c kmod/*.h "$out/src/kmod/"
-cp include/uapi/linux/blkfloor.h "$out/src/include/uapi/linux/"
+cp include/uapi/linux/*.h "$out/src/include/uapi/linux/"
 if ! make -C "$kdir" M="$out/src/kmod" CONFIG_BLKFLOOR=m W=1 "$@" modules \
 	>"$out/build.log" 2>&1; then
 	cat "$out/build.log" >&2

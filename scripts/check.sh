@@ -113,7 +113,7 @@ suite "static checks" scripts/static-checks.sh
 suite "docs" scripts/check-docs.sh
 suite "install" scripts/test-install.sh
 suite "kselftest target" scripts/test-kselftest.sh
-suite "spec renders the uapi header" python3 selftests/kmod/spec_check.py
+suite "spec schema and structs" python3 selftests/kmod/spec_check.py
 
 # ---- guests -------------------------------------------------------------
 if ! make -s -C selftests >"$logdir/selftests-build.log" 2>&1; then

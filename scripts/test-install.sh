@@ -132,10 +132,10 @@ for k in "${kernels[@]}"; do
 	[ $st = 0 ] || diag "$out"
 	result $st "$k: man page installed in /usr/share/man/man8 and renders"
 
-	out=$(printf '#include <linux/blkfloor.h>\nint main(void) { return BLKFLOOR_A_MAX > 0 ? 0 : 1; }\n' |
+	out=$(printf '#include <linux/blkfloor_verify.h>\nint main(void) { return BLKFLOOR_A_MAX > 0 && sizeof(struct blkfloor_verify_hdr) == 32 ? 0 : 1; }\n' |
 	      gcc -Wall -Werror -I"$root/usr/include" -x c -o /dev/null - 2>&1)
 	st=$?
-	[ -f "$root/usr/include/linux/blkfloor.h" ] || st=1
+	[ -f "$root/usr/include/linux/blkfloor.h" ] && [ -f "$root/usr/include/linux/blkfloor_verify.h" ] || st=1
 	[ $st = 0 ] || diag "$out"
 	result $st "$k: uapi header installed in /usr/include/linux and compiles"
 

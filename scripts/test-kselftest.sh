@@ -43,8 +43,8 @@ if [ $bad = 0 ]; then
 		"$tree/usr/include/linux" "$tree/Documentation/netlink/specs"
 	cp -a "$ksft" "$tree/tools/testing/" &&
 	cp -a "$top/build/ksrc/scripts/subarch.include" "$tree/scripts/" &&
-	cp -a include/uapi/linux/blkfloor.h "$tree/include/uapi/linux/" &&
-	cp -a include/uapi/linux/blkfloor.h "$tree/usr/include/linux/" &&
+	cp -a include/uapi/linux/blkfloor*.h "$tree/include/uapi/linux/" &&
+	cp -a include/uapi/linux/blkfloor*.h "$tree/usr/include/linux/" &&
 	cp -a Documentation/netlink/specs/blkfloor.yaml "$tree/Documentation/netlink/specs/" || bad=1
 	dst=$tree/tools/testing/selftests/$target
 	mkdir -p "$dst/kmod" "$dst/fault" &&

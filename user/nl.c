@@ -11,6 +11,7 @@
 #include <netlink/genl/ctrl.h>
 #include <netlink/msg.h>
 
+#include "hist.h"
 #include "nl.h"
 
 #ifndef SOL_NETLINK
@@ -20,8 +21,8 @@
 static struct nla_policy top_policy[BLKFLOOR_A_MAX + 1] = {
 	[BLKFLOOR_A_RUN_ID]		= { .type = NLA_U32 },
 	[BLKFLOOR_A_DEV_PATH]		= { .type = NLA_STRING },
-	[BLKFLOOR_A_OP]			= { .type = NLA_U8 },
-	[BLKFLOOR_A_PATTERN]		= { .type = NLA_U8 },
+	[BLKFLOOR_A_OP]			= { .type = NLA_U32 },
+	[BLKFLOOR_A_PATTERN]		= { .type = NLA_U32 },
 	[BLKFLOOR_A_SEED]		= { .type = NLA_U64 },
 	[BLKFLOOR_A_BS]			= { .type = NLA_U32 },
 	[BLKFLOOR_A_QD]			= { .type = NLA_U32 },
@@ -35,9 +36,9 @@ static struct nla_policy top_policy[BLKFLOOR_A_MAX + 1] = {
 	[BLKFLOOR_A_INTERVAL_NS]	= { .type = NLA_U64 },
 	[BLKFLOOR_A_RING]		= { .type = NLA_U32 },
 	[BLKFLOOR_A_FLAGS]		= { .type = NLA_U32 },
-	[BLKFLOOR_A_DATA]		= { .type = NLA_U8 },
+	[BLKFLOOR_A_DATA]		= { .type = NLA_U32 },
 	[BLKFLOOR_A_ERR_LIMIT]		= { .type = NLA_U32 },
-	[BLKFLOOR_A_STATE]		= { .type = NLA_U8 },
+	[BLKFLOOR_A_STATE]		= { .type = NLA_U32 },
 	[BLKFLOOR_A_ERRNO]		= { .type = NLA_U32 },
 	[BLKFLOOR_A_START_TIME_NS]	= { .type = NLA_U64 },
 	[BLKFLOOR_A_ELAPSED_NS]		= { .type = NLA_U64 },
@@ -68,10 +69,15 @@ static struct nla_policy iv_policy[BLKFLOOR_IV_A_MAX + 1] = {
 	[BLKFLOOR_IV_A_LAT_MIN_NS]	= { .type = NLA_U64 },
 	[BLKFLOOR_IV_A_LAT_MAX_NS]	= { .type = NLA_U64 },
 	[BLKFLOOR_IV_A_LAT_SUM_NS]	= { .type = NLA_U64 },
-	[BLKFLOOR_IV_A_HIST]		= { .type = NLA_UNSPEC },
+	[BLKFLOOR_IV_A_HIST]		= { .type = NLA_NESTED },
 	[BLKFLOOR_IV_A_BYTES_TOTAL]	= { .type = NLA_U64 },
 	[BLKFLOOR_IV_A_INFLIGHT]	= { .type = NLA_U32 },
 	[BLKFLOOR_IV_A_OLDEST_NS]	= { .type = NLA_U64 },
+};
+
+static struct nla_policy hist_policy[BLKFLOOR_HIST_A_MAX + 1] = {
+	[BLKFLOOR_HIST_A_INDEX]		= { .type = NLA_U32 },
+	[BLKFLOOR_HIST_A_COUNT]		= { .type = NLA_U64 },
 };
 
 static struct nla_policy caps_policy[BLKFLOOR_CAPS_A_MAX + 1] = {
@@ -114,6 +120,19 @@ int bf_nl_parse_iv(const struct nlattr *nest, struct nlattr **tb)
 				   iv_policy);
 
 	return ret < 0 ? -EINVAL : 0;
+}
+
+int bf_nl_parse_hist(const struct nlattr *nest, struct bf_hist_entry *e)
+{
+	struct nlattr *tb[BLKFLOOR_HIST_A_MAX + 1];
+
+	if (nla_parse_nested(tb, BLKFLOOR_HIST_A_MAX, (struct nlattr *)nest,
+			     hist_policy) < 0 ||
+	    !tb[BLKFLOOR_HIST_A_INDEX] || !tb[BLKFLOOR_HIST_A_COUNT])
+		return -EINVAL;
+	e->index = nla_get_u32(tb[BLKFLOOR_HIST_A_INDEX]);
+	e->count = nla_get_u64(tb[BLKFLOOR_HIST_A_COUNT]);
+	return 0;
 }
 
 int bf_nl_parse_caps(const struct nlattr *nest, struct nlattr **tb)

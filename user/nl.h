@@ -68,6 +68,10 @@ int bf_nl_events_read(struct bf_nl_events *ev);
 void bf_nl_events_close(struct bf_nl_events *ev);
 
 /* Nested attribute parsers (with length checks). */
+struct bf_hist_entry;
+
+/* One BLKFLOOR_IV_A_HIST nest (a histogram bucket, analysis/hist.h). */
+int bf_nl_parse_hist(const struct nlattr *nest, struct bf_hist_entry *e);
 int bf_nl_parse_iv(const struct nlattr *nest,
 		   struct nlattr **tb /* [BLKFLOOR_IV_A_MAX + 1] */);
 int bf_nl_parse_caps(const struct nlattr *nest,

@@ -107,10 +107,10 @@ int bf_run_info_parse(const struct bf_nl_msg *m, struct bf_run_info *ri)
 		snprintf(ri->dev, sizeof(ri->dev), "%.*s",
 			 nla_len(tb[BLKFLOOR_A_DEV_PATH]),
 			 (char *)nla_data(tb[BLKFLOOR_A_DEV_PATH]));
-	ri->op = bf_nla_u8(tb[BLKFLOOR_A_OP], 0);
-	ri->pattern = bf_nla_u8(tb[BLKFLOOR_A_PATTERN], 0);
-	ri->data = bf_nla_u8(tb[BLKFLOOR_A_DATA], 0);
-	ri->state = bf_nla_u8(tb[BLKFLOOR_A_STATE], BLKFLOOR_STATE_RUNNING);
+	ri->op = bf_nla_u32(tb[BLKFLOOR_A_OP], 0);
+	ri->pattern = bf_nla_u32(tb[BLKFLOOR_A_PATTERN], 0);
+	ri->data = bf_nla_u32(tb[BLKFLOOR_A_DATA], 0);
+	ri->state = bf_nla_u32(tb[BLKFLOOR_A_STATE], BLKFLOOR_STATE_RUNNING);
 	ri->err = (int32_t)bf_nla_u32(tb[BLKFLOOR_A_ERRNO], 0);
 	ri->bs = bf_nla_u32(tb[BLKFLOOR_A_BS], 0);
 	ri->qd = bf_nla_u32(tb[BLKFLOOR_A_QD], 0);
@@ -186,12 +186,15 @@ int bf_iv_parse(const struct nlattr *nest, struct bf_iv *iv,
 		}
 	}
 	bf_hist_reset(h);
-	if (tb[BLKFLOOR_IV_A_HIST]) {
-		size_t n = nla_len(tb[BLKFLOOR_IV_A_HIST]) /
-			   sizeof(struct blkfloor_hist_entry);
-		struct blkfloor_hist_entry *e = nla_data(tb[BLKFLOOR_IV_A_HIST]);
+	/* BLKFLOOR_IV_A_HIST repeats: one nest per non-empty bucket. */
+	nla_for_each_nested(a, nest, rem) {
+		struct bf_hist_entry e;
 
-		bf_hist_add(h, e, n);
+		if (nla_type(a) != BLKFLOOR_IV_A_HIST)
+			continue;
+		if (bf_nl_parse_hist(a, &e))
+			return -EPROTO;
+		bf_hist_add(h, &e, 1);
 	}
 	if (h->total) {
 		iv->p50 = clamp(bf_hist_percentile(h, 50), iv->lat_min,
@@ -308,9 +311,9 @@ static int put_req(struct nl_msg *msg, const struct bf_run_req *r, int fd)
 	int ret = 0;
 
 	ret |= nla_put_s32(msg, BLKFLOOR_A_DEV_FD, fd);
-	ret |= nla_put_u8(msg, BLKFLOOR_A_OP, r->op);
-	ret |= nla_put_u8(msg, BLKFLOOR_A_PATTERN, r->pattern);
-	ret |= nla_put_u8(msg, BLKFLOOR_A_DATA, r->data);
+	ret |= nla_put_u32(msg, BLKFLOOR_A_OP, r->op);
+	ret |= nla_put_u32(msg, BLKFLOOR_A_PATTERN, r->pattern);
+	ret |= nla_put_u32(msg, BLKFLOOR_A_DATA, r->data);
 	ret |= nla_put_u32(msg, BLKFLOOR_A_FLAGS, r->flags);
 	ret |= nla_put_u64(msg, BLKFLOOR_A_SEED, r->seed);
 	if (r->bs)

@@ -9,6 +9,7 @@ the benchmark needs: start a run, poll it, dump its intervals.
 
 import errno
 import os
+import re
 import socket
 import struct
 
@@ -47,11 +48,11 @@ def _uapi_enums():
             if enum and s.startswith("}"):
                 enum = None
                 continue
-            if enum and s and s[0].isalpha():
+            if enum and s and (s[0].isalpha() or s[0] == "_"):
                 name = s.rstrip(",").split("=")[0].strip()
                 if "=" in s:
                     expr = s.rstrip(",").split("=", 1)[1].strip()
-                    val = eval(expr.replace("U", ""), {}, dict(vals))
+                    val = eval(re.sub(r"(\d)U", r"\1", expr), {}, dict(vals))
                 else:
                     val = nxt
                 vals[name] = val
@@ -64,7 +65,7 @@ C = _uapi_enums()
 U8, U32, U64, STR, S32 = "B", "I", "Q", "s", "i"
 # Attribute types the replies carry that we decode.
 _RUN_ATTRS = {
-    "BLKFLOOR_A_RUN_ID": U32, "BLKFLOOR_A_STATE": U8,
+    "BLKFLOOR_A_RUN_ID": U32, "BLKFLOOR_A_STATE": U32,
     "BLKFLOOR_A_ERRNO": S32, "BLKFLOOR_A_ELAPSED_NS": U64,
     "BLKFLOOR_A_BYTES": U64, "BLKFLOOR_A_IOS": U64,
     "BLKFLOOR_A_ERRORS": U64, "BLKFLOOR_A_INTERVALS": U32,
@@ -185,8 +186,8 @@ class Blkfloor:
         if op != "read":
             fl |= C["BLKFLOOR_F_DESTRUCTIVE"]
         a = _attr(C["BLKFLOOR_A_DEV_PATH"], STR, path)
-        a += _attr(C["BLKFLOOR_A_OP"], U8, ops[op])
-        a += _attr(C["BLKFLOOR_A_PATTERN"], U8,
+        a += _attr(C["BLKFLOOR_A_OP"], U32, ops[op])
+        a += _attr(C["BLKFLOOR_A_PATTERN"], U32,
                    C["BLKFLOOR_PATTERN_RANDOM" if random else
                      "BLKFLOOR_PATTERN_SEQ"])
         a += _attr(C["BLKFLOOR_A_BS"], U32, bs)

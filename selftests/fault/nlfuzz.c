@@ -182,13 +182,13 @@ static size_t valid_start(struct fz *f, char *buf, size_t cap)
 {
 	size_t len = fz_hdr(f, buf, BLKFLOOR_CMD_RUN_START,
 			    NLM_F_REQUEST | NLM_F_ACK);
-	uint8_t op = fz_below(f, __BLKFLOOR_OP_MAX);
+	uint32_t op = fz_below(f, __BLKFLOOR_OP_MAX);
 	uint32_t bs = 4096 << fz_below(f, 6), qd = 1 + fz_below(f, 64);
-	uint32_t flags = fz_below(f, BLKFLOOR_F_ALL + 1);
+	uint32_t flags = fz_below(f, BLKFLOOR_F_MASK + 1);
 	uint64_t ns = 20000000, bytes = 1 << 20;
 
 	put_attr(buf, &len, cap, BLKFLOOR_A_DEV_PATH, f->dev, strlen(f->dev) + 1);
-	put_attr(buf, &len, cap, BLKFLOOR_A_OP, &op, 1);
+	put_attr(buf, &len, cap, BLKFLOOR_A_OP, &op, 4);
 	put_attr(buf, &len, cap, BLKFLOOR_A_BS, &bs, 4);
 	put_attr(buf, &len, cap, BLKFLOOR_A_QD, &qd, 4);
 	put_attr(buf, &len, cap, BLKFLOOR_A_FLAGS, &flags, 4);

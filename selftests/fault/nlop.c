@@ -333,7 +333,7 @@ static int put_start(char *buf, size_t *len, int argc, char **argv)
 {
 	uint32_t flags = 0, v32;
 	uint64_t v64;
-	uint8_t op = BLKFLOOR_OP_READ;
+	uint32_t op = BLKFLOOR_OP_READ;
 	int owner = 0, i;
 
 	put_attr(buf, len, BLKFLOOR_A_DEV_PATH, argv[0], strlen(argv[0]) + 1);
@@ -381,7 +381,7 @@ static int put_start(char *buf, size_t *len, int argc, char **argv)
 	}
 	if (owner)
 		flags |= BLKFLOOR_F_OWNER;
-	put_attr(buf, len, BLKFLOOR_A_OP, &op, 1);
+	put_attr(buf, len, BLKFLOOR_A_OP, &op, 4);
 	put_attr(buf, len, BLKFLOOR_A_FLAGS, &flags, 4);
 	return 0;
 }

@@ -94,11 +94,6 @@ static int bf_put(struct bf_msg *m, uint16_t type, const void *data,
 	return off;
 }
 
-static int bf_put_u8(struct bf_msg *m, uint16_t type, uint8_t v)
-{
-	return bf_put(m, type, &v, sizeof(v));
-}
-
 static int bf_put_u32(struct bf_msg *m, uint16_t type, uint32_t v)
 {
 	return bf_put(m, type, &v, sizeof(v));
@@ -172,11 +167,6 @@ static uint32_t bf_u32(struct nlattr *a)
 
 	memcpy(&v, bf_data(a), sizeof(v));
 	return v;
-}
-
-static uint8_t bf_u8(struct nlattr *a)
-{
-	return *(uint8_t *)bf_data(a);
 }
 
 /* NLMSG_ERROR (struct nlmsgerr) or NLMSG_DONE (an int), then TLVs. */
@@ -366,7 +356,7 @@ static void bf_run_msg(struct bf_nl *nl, struct bf_msg *m, const char *path,
 {
 	bf_req(nl, m, BLKFLOOR_CMD_RUN_START, 0);
 	bf_put_str(m, BLKFLOOR_A_DEV_PATH, path);
-	bf_put_u8(m, BLKFLOOR_A_OP, op);
+	bf_put_u32(m, BLKFLOOR_A_OP, op);
 }
 
 static uint32_t bf_reply_run_id(struct bf_ack *ack)
@@ -392,7 +382,7 @@ static int bf_run_state(struct bf_nl *nl, uint32_t id, uint64_t *bytes)
 	ret = bf_xfer(nl, &m, ack, NULL, NULL);
 	if (!ret) {
 		a = bf_find((struct nlmsghdr *)ack->reply, BLKFLOOR_A_STATE);
-		ret = a ? bf_u8(a) : -EPROTO;
+		ret = a ? bf_u32(a) : -EPROTO;
 		a = bf_find((struct nlmsghdr *)ack->reply, BLKFLOOR_A_BYTES);
 		if (bytes && a)
 			*bytes = bf_u64(a);
@@ -503,6 +493,13 @@ TEST_F(bf, info_get_rejects_attributes)
 	EXPECT_REFUSED(-EINVAL, off);
 }
 
+TEST_F(bf, command_0_is_no_command)
+{
+	bf_req(&self->nl, &self->m, 0, 0);
+	EXPECT_EQ(-EOPNOTSUPP, bf_xfer(&self->nl, &self->m, self->ack,
+				       NULL, NULL));
+}
+
 TEST_F(bf, unknown_command)
 {
 	bf_req(&self->nl, &self->m, __BLKFLOOR_CMD_MAX + 5, 0);
@@ -513,7 +510,7 @@ TEST_F(bf, unknown_command)
 TEST_F(bf, run_start_missing_attributes)
 {
 	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_START, 0);
-	bf_put_u8(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
+	bf_put_u32(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
 	EXPECT_REFUSED(-EINVAL, -1);
 	EXPECT_EQ(BLKFLOOR_A_DEV_FD, self->ack->miss_type);
 
@@ -547,8 +544,11 @@ struct bf_bad {
 };
 
 static const struct bf_bad bf_bad_attrs[] = {
-	{ "pattern out of range", BLKFLOOR_A_PATTERN, 1, __BLKFLOOR_PATTERN_MAX },
-	{ "data out of range", BLKFLOOR_A_DATA, 1, __BLKFLOOR_DATA_MAX },
+	{ "pattern out of range", BLKFLOOR_A_PATTERN, 4, __BLKFLOOR_PATTERN_MAX },
+	{ "data out of range", BLKFLOOR_A_DATA, 4, __BLKFLOOR_DATA_MAX },
+	{ "op as u8 (ABI 2)", BLKFLOOR_A_OP, 1, BLKFLOOR_OP_READ },
+	{ "pattern as u8 (ABI 2)", BLKFLOOR_A_PATTERN, 1, 0 },
+	{ "data as u8 (ABI 2)", BLKFLOOR_A_DATA, 1, 0 },
 	{ "bs below 512", BLKFLOOR_A_BS, 4, 256 },
 	{ "bs 0", BLKFLOOR_A_BS, 4, 0 },
 	{ "bs above max", BLKFLOOR_A_BS, 4, BLKFLOOR_BS_MAX + 512ULL },
@@ -561,9 +561,17 @@ static const struct bf_bad bf_bad_attrs[] = {
 	{ "rate iops 0", BLKFLOOR_A_RATE_IOPS, 8, 0 },
 	{ "interval below 1 ms", BLKFLOOR_A_INTERVAL_NS, 8,
 	  BLKFLOOR_INTERVAL_MIN_NS - 1 },
+	{ "interval above one day", BLKFLOOR_A_INTERVAL_NS, 8,
+	  BLKFLOOR_INTERVAL_MAX_NS + 1ULL },
+	{ "interval at u64 max", BLKFLOOR_A_INTERVAL_NS, 8, ~0ULL },
+	{ "bs at u32 max", BLKFLOOR_A_BS, 4, 0xffffffffULL },
+	{ "ring at u32 max", BLKFLOOR_A_RING, 4, 0xffffffffULL },
+	{ "qd at u32 max", BLKFLOOR_A_QD, 4, 0xffffffffULL },
+	{ "negative fd", BLKFLOOR_A_DEV_FD, 4, 0xffffffffULL },
 	{ "ring below min", BLKFLOOR_A_RING, 4, BLKFLOOR_RING_MIN - 1 },
 	{ "ring above max", BLKFLOOR_A_RING, 4, BLKFLOOR_RING_MAX + 1 },
-	{ "unknown flag", BLKFLOOR_A_FLAGS, 4, BLKFLOOR_F_ALL + 1 },
+	{ "unknown flag", BLKFLOOR_A_FLAGS, 4, BLKFLOOR_F_MASK + 1ULL },
+	{ "top flag bit", BLKFLOOR_A_FLAGS, 4, 0x80000000ULL },
 	{ "bs as u8", BLKFLOOR_A_BS, 1, 8 },
 	{ "qd as u64", BLKFLOOR_A_QD, 8, 8 },
 	{ "seed as u32", BLKFLOOR_A_SEED, 4, 1 },
@@ -571,7 +579,8 @@ static const struct bf_bad bf_bad_attrs[] = {
 	{ "flags as u8", BLKFLOOR_A_FLAGS, 1, 0 },
 	{ "err limit as u64", BLKFLOOR_A_ERR_LIMIT, 8, 0 },
 	{ "run id in run-start", BLKFLOOR_A_RUN_ID, 4, 1 },
-	{ "state in run-start", BLKFLOOR_A_STATE, 1, 0 },
+	{ "state in run-start", BLKFLOOR_A_STATE, 4, 0 },
+	{ "attribute 0", 0, 4, 0 },
 	{ "unknown attribute", BLKFLOOR_A_MAX + 10, 4, 0 },
 };
 
@@ -602,20 +611,20 @@ TEST_F(bf, run_start_bad_op_and_path)
 
 	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_START, 0);
 	bf_put_str(&self->m, BLKFLOOR_A_DEV_PATH, NO_DEV);
-	off = bf_put_u8(&self->m, BLKFLOOR_A_OP, __BLKFLOOR_OP_MAX);
+	off = bf_put_u32(&self->m, BLKFLOOR_A_OP, __BLKFLOOR_OP_MAX);
 	EXPECT_REFUSED(-ERANGE, off);
 
 	memset(longpath, 'a', sizeof(longpath) - 1);
 	longpath[sizeof(longpath) - 1] = '\0';
 	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_START, 0);
 	off = bf_put_str(&self->m, BLKFLOOR_A_DEV_PATH, longpath);
-	bf_put_u8(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
+	bf_put_u32(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
 	EXPECT_REFUSED(-EINVAL, off);
 
 	/* A string without its NUL. */
 	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_START, 0);
 	off = bf_put(&self->m, BLKFLOOR_A_DEV_PATH, "/dev/x", 6);
-	bf_put_u8(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
+	bf_put_u32(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
 	EXPECT_REFUSED(-EINVAL, off);
 
 	/* Run id 0 is out of range for the lookups. */
@@ -638,7 +647,7 @@ TEST_F(bf, destructive_needs_flag)
 	for (size_t i = 0; i < sizeof(ops); i++) {
 		bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_START, 0);
 		bf_put_str(&self->m, BLKFLOOR_A_DEV_PATH, NULLB);
-		int off = bf_put_u8(&self->m, BLKFLOOR_A_OP, ops[i]);
+		int off = bf_put_u32(&self->m, BLKFLOOR_A_OP, ops[i]);
 
 		EXPECT_REFUSED(-EPERM, off);
 		EXPECT_NE(NULL, strstr(self->ack->msg, "destructive"));
@@ -651,7 +660,7 @@ TEST_F(bf, semantic_checks_before_open)
 
 	/* Verify memory: qd * bs above the limit. */
 	bf_run_msg(&self->nl, &self->m, NO_DEV, BLKFLOOR_OP_READ);
-	bf_put_u8(&self->m, BLKFLOOR_A_DATA, BLKFLOOR_DATA_VERIFY);
+	bf_put_u32(&self->m, BLKFLOOR_A_DATA, BLKFLOOR_DATA_VERIFY);
 	bf_put_u32(&self->m, BLKFLOOR_A_BS, 1 << 20);
 	off = bf_put_u32(&self->m, BLKFLOOR_A_QD, 128);
 	EXPECT_REFUSED(-EINVAL, off);
@@ -664,19 +673,19 @@ TEST_F(bf, semantic_checks_before_open)
 	/* Verify data on a discard. */
 	bf_run_msg(&self->nl, &self->m, NO_DEV, BLKFLOOR_OP_DISCARD);
 	bf_put_u32(&self->m, BLKFLOOR_A_FLAGS, BLKFLOOR_F_DESTRUCTIVE);
-	off = bf_put_u8(&self->m, BLKFLOOR_A_DATA, BLKFLOOR_DATA_VERIFY);
+	off = bf_put_u32(&self->m, BLKFLOOR_A_DATA, BLKFLOOR_DATA_VERIFY);
 	EXPECT_REFUSED(-EINVAL, off);
 
 	/* No such device. */
 	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_START, 0);
 	off = bf_put_str(&self->m, BLKFLOOR_A_DEV_PATH, NO_DEV);
-	bf_put_u8(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
+	bf_put_u32(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
 	EXPECT_REFUSED(-ENOENT, off);
 
 	/* Not a block device. */
 	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_START, 0);
 	off = bf_put_str(&self->m, BLKFLOOR_A_DEV_PATH, "/dev/null");
-	bf_put_u8(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
+	bf_put_u32(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
 	EXPECT_REFUSED(-ENOTBLK, off);
 }
 
@@ -691,13 +700,13 @@ TEST_F(bf, run_start_dev_fd)
 	/* Not an open fd; not a block device. */
 	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_START, 0);
 	off = bf_put_u32(&self->m, BLKFLOOR_A_DEV_FD, 1000000);
-	bf_put_u8(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
+	bf_put_u32(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
 	EXPECT_REFUSED(-EBADF, off);
 	nfd = open("/dev/null", O_RDONLY);
 	ASSERT_LE(0, nfd);
 	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_START, 0);
 	off = bf_put_u32(&self->m, BLKFLOOR_A_DEV_FD, nfd);
-	bf_put_u8(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
+	bf_put_u32(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
 	EXPECT_REFUSED(-ENOTBLK, off);
 	close(nfd);
 
@@ -706,7 +715,7 @@ TEST_F(bf, run_start_dev_fd)
 	ASSERT_LE(0, fd);
 	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_START, 0);
 	off = bf_put_u32(&self->m, BLKFLOOR_A_DEV_FD, fd);
-	bf_put_u8(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
+	bf_put_u32(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
 	EXPECT_REFUSED(-EINVAL, off);
 	close(fd);
 
@@ -715,7 +724,7 @@ TEST_F(bf, run_start_dev_fd)
 	ASSERT_LE(0, fd);
 	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_START, 0);
 	off = bf_put_u32(&self->m, BLKFLOOR_A_DEV_FD, fd);
-	bf_put_u8(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_WRITE);
+	bf_put_u32(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_WRITE);
 	bf_put_u32(&self->m, BLKFLOOR_A_FLAGS, BLKFLOOR_F_DESTRUCTIVE);
 	EXPECT_REFUSED(-EBADF, off);
 
@@ -723,13 +732,13 @@ TEST_F(bf, run_start_dev_fd)
 	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_START, 0);
 	bf_put_u32(&self->m, BLKFLOOR_A_DEV_FD, fd);
 	off = bf_put_str(&self->m, BLKFLOOR_A_DEV_PATH, NULLB);
-	bf_put_u8(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
+	bf_put_u32(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
 	EXPECT_REFUSED(-EINVAL, off);
 
 	/* A read run on it works, named after the device. */
 	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_START, 0);
 	bf_put_u32(&self->m, BLKFLOOR_A_DEV_FD, fd);
-	bf_put_u8(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
+	bf_put_u32(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
 	bf_put_u64(&self->m, BLKFLOOR_A_MAX_BYTES, 1 << 20);
 	ASSERT_EQ(0, bf_xfer(&self->nl, &self->m, self->ack, NULL, NULL))
 		TH_LOG("kernel reports: %s", self->ack->msg);
@@ -881,7 +890,7 @@ static void bf_event(struct nlmsghdr *nlh, struct bf_events *ev)
 		ev->intervals++;
 	} else if (g->cmd == BLKFLOOR_CMD_RUN_END_NTF) {
 		a = bf_find(nlh, BLKFLOOR_A_STATE);
-		ev->end_state = a ? bf_u8(a) : 0xff;
+		ev->end_state = a ? bf_u32(a) : 0xff;
 		a = bf_find(nlh, BLKFLOOR_A_BYTES);
 		ev->end_bytes = a ? bf_u64(a) : 0;
 		ev->ended = true;
@@ -912,6 +921,7 @@ struct bf_dump {
 	uint64_t ios;
 	uint64_t lat_min;
 	uint64_t hist_count;
+	bool hist_bad;			/* a bucket nest out of order or malformed */
 	uint64_t max_ios;		/* most I/Os in one interval */
 	bool ordered;
 	uint32_t prev;
@@ -921,6 +931,8 @@ static void bf_dump_cb(struct nlmsghdr *nlh, void *arg)
 {
 	struct bf_dump *d = arg;
 	struct nlattr *iv = bf_find(nlh, BLKFLOOR_A_INTERVAL), *a;
+	int64_t hist_prev = -1;
+	int rem;
 
 	if (!iv)
 		return;
@@ -942,13 +954,22 @@ static void bf_dump_cb(struct nlmsghdr *nlh, void *arg)
 	a = bf_find_nested(iv, BLKFLOOR_IV_A_LAT_MIN_NS);
 	if (a && bf_u64(a) && (!d->lat_min || bf_u64(a) < d->lat_min))
 		d->lat_min = bf_u64(a);
-	a = bf_find_nested(iv, BLKFLOOR_IV_A_HIST);
-	if (a) {
-		struct blkfloor_hist_entry *h = bf_data(a);
-		size_t nr = (a->nla_len - NLA_HDRLEN) / sizeof(*h);
+	/* One BLKFLOOR_IV_A_HIST nest per non-empty bucket, ascending. */
+	bf_for_each_attr(a, (struct nlattr *)bf_data(iv),
+			 iv->nla_len - NLA_HDRLEN, rem) {
+		struct nlattr *idx, *cnt;
 
-		for (size_t i = 0; i < nr; i++)
-			d->hist_count += h[i].count;
+		if ((a->nla_type & NLA_TYPE_MASK) != BLKFLOOR_IV_A_HIST)
+			continue;
+		idx = bf_find_nested(a, BLKFLOOR_HIST_A_INDEX);
+		cnt = bf_find_nested(a, BLKFLOOR_HIST_A_COUNT);
+		if (!idx || !cnt || bf_u32(idx) >= BLKFLOOR_HIST_NR ||
+		    (hist_prev >= 0 && bf_u32(idx) <= hist_prev) || !bf_u64(cnt)) {
+			d->hist_bad = true;
+			continue;
+		}
+		hist_prev = bf_u32(idx);
+		d->hist_count += bf_u64(cnt);
 	}
 	d->n++;
 }
@@ -968,7 +989,7 @@ TEST_F(bf, read_run_streams_intervals)
 	bf_run_msg(&self->nl, &self->m, NULLB, BLKFLOOR_OP_READ);
 	bf_put_u32(&self->m, BLKFLOOR_A_BS, 4096);
 	bf_put_u32(&self->m, BLKFLOOR_A_QD, 8);
-	bf_put_u8(&self->m, BLKFLOOR_A_PATTERN, BLKFLOOR_PATTERN_RANDOM);
+	bf_put_u32(&self->m, BLKFLOOR_A_PATTERN, BLKFLOOR_PATTERN_RANDOM);
 	bf_put_u64(&self->m, BLKFLOOR_A_INTERVAL_NS, 20 * 1000 * 1000ULL);
 	bf_put_u64(&self->m, BLKFLOOR_A_MAX_TIME_NS, 300 * 1000 * 1000ULL);
 	ASSERT_EQ(0, bf_xfer(&self->nl, &self->m, self->ack, NULL, NULL))
@@ -995,6 +1016,7 @@ TEST_F(bf, read_run_streams_intervals)
 	EXPECT_EQ(bytes, d.bytes);
 	EXPECT_EQ(d.ios * 4096, d.bytes);
 	EXPECT_EQ(d.ios, d.hist_count);
+	EXPECT_FALSE(d.hist_bad);
 	EXPECT_LT(0, d.lat_min);
 
 	/* Resume from an index. */
@@ -1072,7 +1094,7 @@ TEST_F(bf, byte_and_loop_limits)
 	bf_put_u32(&self->m, BLKFLOOR_A_BS, 64 << 10);
 	bf_put_u64(&self->m, BLKFLOOR_A_OFFSET, 1 << 20);
 	bf_put_u64(&self->m, BLKFLOOR_A_LENGTH, 4 << 20);
-	bf_put_u8(&self->m, BLKFLOOR_A_PATTERN, BLKFLOOR_PATTERN_RANDOM);
+	bf_put_u32(&self->m, BLKFLOOR_A_PATTERN, BLKFLOOR_PATTERN_RANDOM);
 	bf_put_u32(&self->m, BLKFLOOR_A_LOOPS, 2);
 	EXPECT_EQ(BLKFLOOR_STATE_DONE, bf_read_until_end(&self->nl, &self->m,
 							 self->ack, &bytes));
@@ -1126,7 +1148,7 @@ static double bf_iops_run(struct bf_nl *nl, struct bf_msg *m,
 	bf_run_msg(nl, m, NULLB, BLKFLOOR_OP_READ);
 	bf_put_u32(m, BLKFLOOR_A_BS, 4096);
 	bf_put_u32(m, BLKFLOOR_A_QD, 32);
-	bf_put_u8(m, BLKFLOOR_A_PATTERN, BLKFLOOR_PATTERN_RANDOM);
+	bf_put_u32(m, BLKFLOOR_A_PATTERN, BLKFLOOR_PATTERN_RANDOM);
 	bf_put_u32(m, BLKFLOOR_A_FLAGS, flags);
 	bf_put_u64(m, BLKFLOOR_A_MAX_TIME_NS, 2000000000ULL);
 	if (bf_read_until_end(nl, m, ack, &bytes) != BLKFLOOR_STATE_DONE)
@@ -1185,7 +1207,7 @@ TEST_F(bf, stop_and_busy)
 	/* Held exclusively by the first run. */
 	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_START, 0);
 	off = bf_put_str(&self->m, BLKFLOOR_A_DEV_PATH, NULLB);
-	bf_put_u8(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
+	bf_put_u32(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
 	EXPECT_REFUSED(-EBUSY, off);
 	EXPECT_NE(NULL, strstr(self->ack->msg, "busy"));
 
@@ -1252,7 +1274,7 @@ TEST_F(bf, mounted_device_refused)
 	}
 	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_START, 0);
 	off = bf_put_str(&self->m, BLKFLOOR_A_DEV_PATH, dev);
-	bf_put_u8(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
+	bf_put_u32(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
 	EXPECT_REFUSED(-EBUSY, off);
 	EXPECT_NE(NULL, strstr(self->ack->msg, "mounted"));
 
@@ -1345,7 +1367,7 @@ static void bf_verify_msg(struct bf_nl *nl, struct bf_msg *m, const char *dev,
 			  uint8_t op)
 {
 	bf_run_msg(nl, m, dev, op);
-	bf_put_u8(m, BLKFLOOR_A_DATA, BLKFLOOR_DATA_VERIFY);
+	bf_put_u32(m, BLKFLOOR_A_DATA, BLKFLOOR_DATA_VERIFY);
 	bf_put_u64(m, BLKFLOOR_A_SEED, 0x1234);
 	bf_put_u32(m, BLKFLOOR_A_BS, 64 * 1024);
 	bf_put_u32(m, BLKFLOOR_A_QD, 4);

@@ -1,17 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Prove Documentation/netlink/specs/blkfloor.yaml and the hand-written
-include/uapi/linux/blkfloor.h agree.
+"""Check Documentation/netlink/specs/blkfloor.yaml against what is not
+generated from it.
 
-The spec is validated against the kernel's genetlink-legacy schema, then
-the kernel's ynl-gen-c renders a uapi header from it. Every constant and
-enum value of that header is compiled against both headers and must have
-the same value; both structs must have the same size and member offsets.
-Runs on the host (no module needed). KTAP output; exit 0 pass, 1 fail,
-4 skip (ynl or a compiler missing).
+include/uapi/linux/blkfloor.h and kmod/nl_spec.[ch] are generated from the
+spec by ynl-gen-c (scripts/nlgen.sh; the static checks fail when they are
+stale). Here: the spec validates against the kernel's genetlink-legacy
+schema, and the structs it describes, which ynl-gen-c does not render,
+have the spec's layout in the hand-written include/uapi/linux/
+blkfloor_verify.h (size and member offsets, compiled). Runs on the host
+(no module needed). KTAP output; exit 0 pass, 1 fail, 4 skip (ynl or a
+compiler missing).
 """
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -22,12 +23,6 @@ KSRC = os.path.join(TOP, 'build', 'ksrc')
 SPEC = os.path.join(TOP, 'Documentation', 'netlink', 'specs', 'blkfloor.yaml')
 UAPI = os.path.join(TOP, 'include', 'uapi')
 
-# Only in the generated header: render-max helpers and the error-count nest
-# (whose types the uapi header documents as "class + 1").
-GEN_ONLY = re.compile(r'^(BLKFLOOR_(OP|PATTERN|DATA|STATE|ERR)_MAX'
-                      r'|_*BLKFLOOR_IV_ERR_\w+)$')
-# Only in the hand-written header (the generator starts commands at 1).
-UAPI_ONLY = {'BLKFLOOR_F_ALL', 'BLKFLOOR_CMD_UNSPEC'}
 TYPE_SIZE = {'u8': 1, 's8': 1, 'u16': 2, 's16': 2, 'u32': 4, 's32': 4,
              'u64': 8, 's64': 8}
 
@@ -41,17 +36,6 @@ def check(ok, name, diag=''):
 def skip(why):
     print('TAP version 13\n1..0 # SKIP ' + why)
     sys.exit(4)
-
-
-def names(header_text):
-    found = []
-    for m in re.finditer(r'^#define\s+(BLKFLOOR_\w+)\s', header_text, re.M):
-        found.append(m.group(1))
-    for body in re.findall(r'enum\s*\w*\s*\{(.*?)\};', header_text, re.S):
-        body = re.sub(r'/\*.*?\*/', '', body, flags=re.S)
-        for m in re.finditer(r'^\s*(_*BLKFLOOR_\w+)', body, re.M):
-            found.append(m.group(1))
-    return found
 
 
 def spec_structs(spec):
@@ -119,49 +103,10 @@ def main():
     check(True, 'spec_validates_against_genetlink_legacy_schema')
 
     with tempfile.TemporaryDirectory() as tmp:
-        # ynl-gen-c wants a kernel-like tree around the spec.
-        specs = os.path.join(tmp, 'Documentation', 'netlink', 'specs')
-        os.makedirs(specs)
-        shutil.copy(schema, os.path.dirname(specs))
-        shutil.copy(SPEC, specs)
-        open(os.path.join(tmp, 'MAINTAINERS'), 'w').close()
-        gen_dir = os.path.join(tmp, 'gen', 'linux')
-        os.makedirs(gen_dir)
-        gen_h = os.path.join(gen_dir, 'blkfloor.h')
-        r = subprocess.run([sys.executable, gen, '--mode', 'uapi',
-                            '--header', '--spec',
-                            os.path.join(specs, 'blkfloor.yaml'),
-                            '-o', gen_h], capture_output=True, text=True)
-        check(r.returncode == 0, 'ynl_gen_c_renders_uapi_header',
-              r.stderr[-500:])
-        if r.returncode:
-            return
-        with open(gen_h) as f:
-            gen_names = names(f.read())
-        with open(os.path.join(UAPI, 'linux', 'blkfloor.h')) as f:
-            uapi_names = names(f.read())
-
-        extra = sorted(n for n in set(gen_names) - set(uapi_names)
-                       if not GEN_ONLY.match(n))
-        check(not extra, 'no_spec_name_missing_from_uapi_header',
-              ' '.join(extra))
-        missing = sorted(set(uapi_names) - set(gen_names) - UAPI_ONLY)
-        check(not missing, 'no_uapi_name_missing_from_spec',
-              ' '.join(missing))
-
-        common = [n for n in dict.fromkeys(gen_names) if n in uapi_names]
-        g = values(cc, tmp, os.path.join(tmp, 'gen'), 'linux/blkfloor.h',
-                   common)
-        u = values(cc, tmp, UAPI, 'linux/blkfloor.h', common)
-        diff = ['%s: spec %s, uapi %s' % (k, g[k], u.get(k))
-                for k in g if g[k] != u.get(k)]
-        check(not diff, 'values_agree (%d names)' % len(common),
-              '; '.join(diff))
-
         # ynl-gen-c does not render structs into uapi headers: lay them
         # out from the spec and compare with the compiled header.
         layouts = spec_structs(spec)
-        u = values(cc, tmp, UAPI, 'linux/blkfloor.h', [], layouts)
+        u = values(cc, tmp, UAPI, 'linux/blkfloor_verify.h', [], layouts)
         want = {}
         for sname, (members, size) in layouts.items():
             want['sizeof(%s)' % sname] = str(size)

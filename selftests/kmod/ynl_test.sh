@@ -60,6 +60,6 @@ if [ -n "$id" ]; then echo "ok $n run_start id=$id"; else echo "not ok $n run_st
 sleep 1
 check run_get 'r["run-id"] == '"${id:-0}"' and r["state"] == "done" and r["op"] == "read" and r["bytes"] > 0 and r["bs"] == 4096' \
 	y --do run-get --json "{\"run-id\": ${id:-0}}"
-check interval_get_dump 'len(r) >= 5 and all(i["interval"]["bytes"] >= 0 for i in r) and sum(i["interval"]["bytes"] for i in r) > 0' \
+check interval_get_dump 'len(r) >= 5 and all(i["interval"]["bytes"] >= 0 for i in r) and sum(i["interval"]["bytes"] for i in r) > 0 and all(sum(b["count"] for b in i["interval"].get("hist", [])) == i["interval"]["ios"] for i in r) and any(i["interval"].get("hist") for i in r)' \
 	y --dump interval-get --json "{\"run-id\": ${id:-0}}"
 exit $fail

@@ -43,7 +43,7 @@ void bf_hist_reset(struct bf_hist *h)
 	memset(h, 0, sizeof(*h));
 }
 
-void bf_hist_add(struct bf_hist *h, const struct blkfloor_hist_entry *e,
+void bf_hist_add(struct bf_hist *h, const struct bf_hist_entry *e,
 		 size_t n)
 {
 	size_t i;

@@ -16,14 +16,20 @@ unsigned int bf_hist_val_to_idx(uint64_t ns);
 /* Representative value (midpoint) of bucket @idx, ns. */
 double bf_hist_idx_to_val(unsigned int idx);
 
+/* One non-empty bucket, as a BLKFLOOR_IV_A_HIST nest carries it. */
+struct bf_hist_entry {
+	uint32_t index;
+	uint64_t count;
+};
+
 struct bf_hist {
 	uint64_t count[BLKFLOOR_HIST_NR];
 	uint64_t total;
 };
 
 void bf_hist_reset(struct bf_hist *h);
-/* Add an array of wire entries; out-of-range indices are ignored. */
-void bf_hist_add(struct bf_hist *h, const struct blkfloor_hist_entry *e,
+/* Add an array of buckets; out-of-range indices are ignored. */
+void bf_hist_add(struct bf_hist *h, const struct bf_hist_entry *e,
 		 size_t n);
 void bf_hist_merge(struct bf_hist *dst, const struct bf_hist *src);
 /*

@@ -35,8 +35,8 @@ TEST(group_boundaries)
 	/* 1 ms = 1e6 ns: msb 19, error_bits 13, base (14 << 6) = 896 */
 	EXPECT_EQ(896U + ((1000000U >> 13) & 63), bf_hist_val_to_idx(1000000));
 	/* everything huge lands in the last bucket */
-	EXPECT_EQ(BLKFLOOR_HIST_NR - 1, bf_hist_val_to_idx(~0ULL));
-	EXPECT_EQ(BLKFLOOR_HIST_NR - 1, bf_hist_val_to_idx(60ULL * 1000000000));
+	EXPECT_EQ(BLKFLOOR_HIST_NR - 1U, bf_hist_val_to_idx(~0ULL));
+	EXPECT_EQ(BLKFLOOR_HIST_NR - 1U, bf_hist_val_to_idx(60ULL * 1000000000));
 }
 
 TEST(midpoint_within_error_bound)
@@ -69,7 +69,7 @@ TEST(indices_monotonic)
 TEST(percentiles)
 {
 	struct bf_hist *h = calloc(1, sizeof(*h));
-	struct blkfloor_hist_entry e[3];
+	struct bf_hist_entry e[3];
 	unsigned int i50 = bf_hist_val_to_idx(100000);	/* 100 us */
 	unsigned int i99 = bf_hist_val_to_idx(5000000);	/* 5 ms */
 	unsigned int imax = bf_hist_val_to_idx(20000000);	/* 20 ms */
