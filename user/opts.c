@@ -100,6 +100,47 @@ const char *bf_op_name(uint8_t op)
 	return op < __BLKFLOOR_OP_MAX ? n[op] : "unknown";
 }
 
+char *bf_flags_str(char *buf, size_t len, uint32_t flags)
+{
+	static const struct {
+		uint32_t flag;
+		const char *name;
+	} f[] = {
+		{ BLKFLOOR_F_FUA, "fua" },
+		{ BLKFLOOR_F_PREFLUSH, "preflush" },
+		{ BLKFLOOR_F_NOMERGE, "no-merge" },
+		{ BLKFLOOR_F_FAILFAST, "failfast" },
+		{ BLKFLOOR_F_NO_STATS, "no-stats" },
+	};
+	size_t n = 0;
+	unsigned int i;
+
+	if (!len)
+		return buf;
+	buf[0] = 0;
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		if (!(flags & f[i].flag))
+			continue;
+		n += snprintf(buf + n, n < len ? len - n : 0, "%s%s",
+			      n ? "," : "", f[i].name);
+		if (n >= len)
+			break;
+	}
+	if (!buf[0])
+		snprintf(buf, len, "none");
+	return buf;
+}
+
+char *bf_latency_scope(char *buf, size_t len, uint32_t flags)
+{
+	snprintf(buf, len, "submit_bio() to completion: block-layer queueing, %s, %s",
+		 flags & BLKFLOOR_F_NOMERGE ? "no merging (--no-merge)" :
+					      "merging",
+		 flags & BLKFLOOR_F_FAILFAST ? "no SCSI retries (--failfast)" :
+					       "SCSI retries");
+	return buf;
+}
+
 const char *bf_pattern_name(uint8_t p)
 {
 	return p == BLKFLOOR_PATTERN_SEQ ? "sequential" :

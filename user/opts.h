@@ -84,5 +84,17 @@ const char *bf_pattern_name(uint8_t pattern);
 const char *bf_data_name(uint8_t data);
 const char *bf_state_name(uint8_t state);
 bool bf_op_destructive(uint8_t op);
+/*
+ * The run flags that change what is measured, as "fua,no-merge" ("none"
+ * without any); returns @buf, which BF_FLAGS_LEN bytes always hold.
+ */
+#define BF_FLAGS_LEN 64
+char *bf_flags_str(char *buf, size_t len, uint32_t flags);
+/*
+ * What a run's latencies include, as a phrase for the summary: block-layer
+ * queueing always, merging and SCSI retries unless the flags turn them
+ * off; returns @buf.
+ */
+char *bf_latency_scope(char *buf, size_t len, uint32_t flags);
 
 #endif /* BLKFLOOR_OPTS_H */

@@ -51,6 +51,7 @@ void bf_run_print_summary(FILE *f, const struct bf_run_result *res)
 {
 	const struct bf_run_info *ri = &res->info;
 	char a[BF_FMT_LEN], b[BF_FMT_LEN], c[BF_FMT_LEN], d[BF_FMT_LEN];
+	char scope[128], opts[BF_FLAGS_LEN];
 	const char *sep;
 	struct bf_lat l;
 	unsigned int i;
@@ -76,6 +77,10 @@ void bf_run_print_summary(FILE *f, const struct bf_run_result *res)
 			bf_fmt_lat(b, sizeof(b), l.p99),
 			bf_fmt_lat(c, sizeof(c), l.p999),
 			bf_fmt_lat(d, sizeof(d), l.max));
+	fprintf(f, "  latency is %s\n",
+		bf_latency_scope(scope, sizeof(scope), ri->flags));
+	fprintf(f, "  options:   %s\n",
+		bf_flags_str(opts, sizeof(opts), ri->flags));
 	fprintf(f, "  errors:    %llu", (unsigned long long)ri->errors);
 	sep = " (";
 	for (i = 0; i < __BLKFLOOR_ERR_MAX; i++) {
@@ -104,6 +109,7 @@ void bf_run_print_summary(FILE *f, const struct bf_run_result *res)
 void bf_run_json_summary(struct bf_json *j, const struct bf_run_result *res)
 {
 	const struct bf_run_info *ri = &res->info;
+	char opts[BF_FLAGS_LEN];
 	struct bf_lat l;
 	unsigned int i;
 
@@ -113,6 +119,9 @@ void bf_run_json_summary(struct bf_json *j, const struct bf_run_result *res)
 	bf_json_str(j, "pattern", bf_pattern_name(ri->pattern));
 	bf_json_u64(j, "bs", ri->bs);
 	bf_json_u64(j, "qd", ri->qd);
+	bf_json_str(j, "options", bf_flags_str(opts, sizeof(opts), ri->flags));
+	bf_json_bool(j, "merging", !(ri->flags & BLKFLOOR_F_NOMERGE));
+	bf_json_bool(j, "scsi_retries", !(ri->flags & BLKFLOOR_F_FAILFAST));
 	bf_json_str(j, "state", bf_state_name(ri->state));
 	bf_json_i64(j, "errno", ri->err);
 	bf_json_bool(j, "interrupted", res->interrupted);
@@ -186,6 +195,7 @@ int bf_run_write_trace(const char *path, struct bf_nl *nl,
 {
 	const struct bf_run_info *ri = &res->info;
 	struct bf_trace_meta m = { 0 };
+	char opts[BF_FLAGS_LEN];
 	struct bf_devinfo di;
 	char name[64], modver[64], line[BF_TRACE_LINE_MAX];
 	struct utsname u;
@@ -221,6 +231,7 @@ int bf_run_write_trace(const char *path, struct bf_nl *nl,
 			req->interval_ns ? req->interval_ns :
 			BLKFLOOR_INTERVAL_DEFAULT_NS;
 	m.data = bf_data_name(ri->data);
+	m.options = bf_flags_str(opts, sizeof(opts), ri->flags);
 	m.seed = ri->seed;
 	m.start_time_ns = ri->start_time_ns;
 	m.cli_version = BLKFLOOR_CLI_VERSION;

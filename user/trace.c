@@ -85,6 +85,8 @@ void bf_trace_write_header(FILE *f, const struct bf_trace_meta *m)
 	meta_u64(f, "qd", m->qd);
 	meta_u64(f, "interval_ns", m->interval_ns);
 	meta(f, "data", m->data);
+	if (m->options)
+		meta(f, "options", m->options);
 	meta_u64(f, "seed", m->seed);
 	bf_iso8601(ts, sizeof(ts), m->start_time_ns);
 	meta(f, "start_time", ts);

@@ -45,6 +45,7 @@ struct bf_trace_meta {
 	uint32_t bs, qd;
 	uint64_t interval_ns;
 	const char *data;
+	const char *options;		/* bf_flags_str(), if not NULL */
 	uint64_t seed;
 	uint64_t start_time_ns;		/* CLOCK_REALTIME */
 	const char *cli_version, *module_version;

@@ -267,6 +267,7 @@ void bf_tracer_start(struct bf_tracer *t, struct bf_nl *nl,
 		     const struct bf_run_info *ri)
 {
 	struct bf_trace_meta m = { 0 };
+	char opts[BF_FLAGS_LEN];
 	struct bf_devinfo di;
 	char name[64], modver[64], model[200], events[128];
 	struct bf_path path;
@@ -301,6 +302,7 @@ void bf_tracer_start(struct bf_tracer *t, struct bf_nl *nl,
 	m.interval_ns = ri->interval_ns ? ri->interval_ns :
 			BLKFLOOR_INTERVAL_DEFAULT_NS;
 	m.data = bf_data_name(ri->data);
+	m.options = bf_flags_str(opts, sizeof(opts), ri->flags);
 	m.seed = ri->seed;
 	m.start_time_ns = ri->start_time_ns;
 	m.cli_version = BLKFLOOR_CLI_VERSION;

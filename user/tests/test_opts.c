@@ -197,4 +197,34 @@ TEST(double_dash)
 	EXPECT_STREQ("--weird-name", o.pos[0]);
 }
 
+/* What a summary and a trace say about the options that change a measurement. */
+TEST(flags_named)
+{
+	char b[BF_FLAGS_LEN];
+
+	EXPECT_STREQ("none", bf_flags_str(b, sizeof(b), 0));
+	/* destructive and owner change nothing that is measured */
+	EXPECT_STREQ("none", bf_flags_str(b, sizeof(b), BLKFLOOR_F_DESTRUCTIVE |
+					  BLKFLOOR_F_OWNER));
+	EXPECT_STREQ("fua,no-merge", bf_flags_str(b, sizeof(b), BLKFLOOR_F_FUA |
+						  BLKFLOOR_F_NOMERGE));
+	EXPECT_STREQ("fua,preflush,no-merge,failfast,no-stats",
+		     bf_flags_str(b, sizeof(b), BLKFLOOR_F_MASK));
+	/* a short buffer truncates, NUL-terminated */
+	bf_flags_str(b, 6, BLKFLOOR_F_MASK);
+	EXPECT_STREQ("fua,p", b);
+}
+
+TEST(latency_scope_follows_flags)
+{
+	char b[128];
+
+	bf_latency_scope(b, sizeof(b), 0);
+	EXPECT_NE(NULL, strstr(b, "queueing, merging, SCSI retries"));
+	bf_latency_scope(b, sizeof(b), BLKFLOOR_F_NOMERGE);
+	EXPECT_NE(NULL, strstr(b, "no merging (--no-merge), SCSI retries"));
+	bf_latency_scope(b, sizeof(b), BLKFLOOR_F_FAILFAST);
+	EXPECT_NE(NULL, strstr(b, "merging, no SCSI retries (--failfast)"));
+}
+
 TEST_HARNESS_MAIN

@@ -55,6 +55,25 @@ static void iv_fill(struct bf_iv *iv, uint32_t i, double mbps)
 	iv->bytes_total = (i + 1) * iv->bytes;
 }
 
+/* The options that change a measurement come after the data, when given. */
+TEST(options_line)
+{
+	char buf[4096];
+	struct bf_trace_meta m;
+	FILE *f = tmpfile();
+	size_t len;
+
+	ASSERT_NE(NULL, f);
+	meta_fill(&m);
+	m.options = "no-merge,failfast";
+	bf_trace_write_header(f, &m);
+	rewind(f);
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[len] = '\0';
+	fclose(f);
+	EXPECT_NE(NULL, strstr(buf, "# data: random\n# options: no-merge,failfast\n# seed: 7\n"));
+}
+
 TEST(format)
 {
 	char buf[8192], *lines[64], *save = NULL, *l;
