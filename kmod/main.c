@@ -218,6 +218,11 @@ int blkfloor_run_add(struct blkfloor_run *run)
 		ret = -ESHUTDOWN;
 		goto out_unlock;
 	}
+	/*
+	 * Trim before the new run is listed: it must not count as one of
+	 * the ended runs kept, even if it ends before this returns.
+	 */
+	blkfloor_trim_ended();
 	run->id = ++blkfloor_next_id;
 	ret = blkfloor_run_start(run);
 	if (ret)
@@ -226,7 +231,6 @@ int blkfloor_run_add(struct blkfloor_run *run)
 	spin_lock(&blkfloor_list_lock);
 	list_add_tail(&run->node, &blkfloor_runs);
 	spin_unlock(&blkfloor_list_lock);
-	blkfloor_trim_ended();
 out_unlock:
 	mutex_unlock(&blkfloor_lock);
 	return ret;
