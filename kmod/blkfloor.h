@@ -36,6 +36,7 @@ extern unsigned int g_keep_ended;
  * @ring: closed intervals kept
  * @flags: enum blkfloor_flags
  * @err_limit: errors tolerated before the run fails
+ * @err_log: failed I/Os kept in the error log (the first ones)
  * @seed: PRNG seed for offsets and data
  * @offset: region start, bytes
  * @length: region length, bytes (resolved: never 0 once running)
@@ -56,6 +57,7 @@ struct blkfloor_params {
 	u32 ring;
 	u32 flags;
 	u32 err_limit;
+	u32 err_log;
 	u64 seed;
 	u64 offset;
 	u64 length;
@@ -81,7 +83,8 @@ struct blkfloor_buf {
  * @node: on the run's completion list
  * @run: owner
  * @bio: preallocated bio, its bvec table filled once
- * @buf: data buffer (shared unless verifying)
+ * @buf: data buffer (its own in verify mode and for random-data writes,
+ *	else the shared one)
  * @submit_ns: ktime_get_ns() just before submit_bio()
  * @done_ns: ktime_get_ns() in bi_end_io, 0 while in flight
  * @sector: where it went
@@ -107,9 +110,10 @@ struct blkfloor_io {
  * @free: stack of idle slots
  * @nr_free: slots on @free
  * @inflight: slots submitted and not yet accounted
- * @shared: the buffer reads and non-verify writes share
+ * @shared: the buffer reads, zero-data and shared-data writes share
  * @pending: completions pulled but belonging to a later interval
  * @opf: operation and flags of every bio
+ * @plug: plug batches (sequential runs that may merge)
  * @lbs: logical block size
  * @t0: ktime_get_ns() at start
  * @iv_start: absolute start of the live interval
@@ -131,6 +135,8 @@ struct blkfloor_io {
  * @ios_total: I/Os completed successfully
  * @errors_total: I/Os that failed
  * @first_err: errno of the first failure
+ * @err_logged: entries of run->err_log filled
+ * @err_log_dropped: failures after the error log was full
  * @acc: the live interval
  */
 struct blkfloor_engine {
@@ -141,11 +147,12 @@ struct blkfloor_engine {
 	struct blkfloor_buf shared;
 	struct llist_node *pending;
 	blk_opf_t opf;
+	bool plug;
 	unsigned int lbs;
 	u64 t0;
 	u64 iv_start;
 	u64 iv_end;
-	u32 iv_index;
+	u64 iv_index;
 	u64 nblocks;
 	u64 pass_bytes;
 	u64 byte_limit;
@@ -162,6 +169,8 @@ struct blkfloor_engine {
 	u64 ios_total;
 	u64 errors_total;
 	int first_err;
+	u32 err_logged;
+	u64 err_log_dropped;
 	struct blkfloor_acc *acc;
 };
 
@@ -176,8 +185,8 @@ struct blkfloor_engine {
  * @mismatches: verify failures
  * @nr_mismatch_lba: valid entries of @mismatch_lba
  * @mismatch_lba: the first mismatching LBAs (512-byte sectors)
- * @closed: intervals closed so far
- * @dropped: closed intervals overwritten before anyone read them
+ * @err_logged: valid entries of run->err_log (set once each is written)
+ * @err_log_dropped: failures not logged, as of the last closed interval
  *
  * Written by the run's kthread and read by netlink, both under run->lock;
  * readers copy it whole.
@@ -192,8 +201,28 @@ struct blkfloor_run_pub {
 	u64 mismatches;
 	u32 nr_mismatch_lba;
 	u64 mismatch_lba[BLKFLOOR_MISMATCH_LBAS];
-	u32 closed;
-	u32 dropped;
+	u32 err_logged;
+	u64 err_log_dropped;
+};
+
+/**
+ * struct blkfloor_err_entry - one failed I/O in a run's error log
+ * @sector: first LBA, 512-byte sectors
+ * @time_ns: completion, ns since the run started
+ * @lat_ns: completion less submission, ns
+ * @bytes: length
+ * @err: the bio's status as a negative errno
+ * @op: enum blkfloor_op
+ * @class: enum blkfloor_err_class
+ */
+struct blkfloor_err_entry {
+	u64 sector;
+	u64 time_ns;
+	u64 lat_ns;
+	u32 bytes;
+	s32 err;
+	u8 op;
+	u8 class;
 };
 
 /**
@@ -217,7 +246,9 @@ struct blkfloor_run_pub {
  * @eng: engine state, kthread only
  * @lock: protects @pub and @ring (taken per interval, never per I/O)
  * @pub: the state and totals readers see
- * @ring: the last @p.ring closed intervals; interval i is at i % @p.ring
+ * @ring: the last @p.ring closed intervals
+ * @err_log: the first @p.err_log failed I/Os (NULL when @p.err_log is 0);
+ *	entry i is written by the kthread before @pub.err_logged passes i
  * @rcu: the run and its task reference are freed after a grace period
  *	(bi_end_io reads them under rcu_read_lock())
  */
@@ -241,7 +272,8 @@ struct blkfloor_run {
 
 	spinlock_t lock; /* pub, ring */
 	struct blkfloor_run_pub pub;
-	struct blkfloor_iv *ring;
+	struct blkfloor_ring ring;
+	struct blkfloor_err_entry *err_log;
 	struct rcu_head rcu;
 };
 

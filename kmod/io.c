@@ -37,6 +37,8 @@
 #define BLKFLOOR_CHUNK_ORDER	get_order(SZ_1M)
 /* A bio carries at most this many chunks. */
 #define BLKFLOOR_BUF_VECS	BIO_MAX_VECS
+/* Random-data writes carry a header in every this many bytes. */
+#define BLKFLOOR_UNIQUE_UNIT	SZ_4K
 /* Rate pacing keeps ns << 8 for sub-nanosecond precision. */
 #define BLKFLOOR_RATE_SHIFT	8
 
@@ -96,6 +98,12 @@ static bool blkfloor_verifying(const struct blkfloor_params *p)
 {
 	return p->data == BLKFLOOR_DATA_VERIFY &&
 	       (p->op == BLKFLOOR_OP_READ || p->op == BLKFLOOR_OP_WRITE);
+}
+
+/* Random-data writes: every 4 KiB stamped, per LBA and pass. */
+static bool blkfloor_unique(const struct blkfloor_params *p)
+{
+	return p->data == BLKFLOOR_DATA_RANDOM && p->op == BLKFLOOR_OP_WRITE;
 }
 
 static bool blkfloor_has_data(const struct blkfloor_params *p)
@@ -161,6 +169,39 @@ static void blkfloor_buf_fill_random(struct blkfloor_buf *buf)
 }
 
 /*
+ * Random data: the slot's buffer holds a pseudo-random stream derived from
+ * the seed alone (the same in every slot, so what a block holds does not
+ * depend on which slot wrote it), filled once. Before each write every
+ * 4 KiB gets the header verify mode writes, with crc 0: its lba, the seed
+ * and the pass make the block unlike any other the run writes, at the cost
+ * of a 32-byte store per 4 KiB, not a rewrite of the buffer.
+ */
+static void blkfloor_buf_fill_seed(struct blkfloor_buf *buf, u64 seed)
+{
+	u64 s = seed ^ 0x5851f42d4c957f2dULL;
+	unsigned int i, j;
+
+	for (i = 0; i < buf->nr; i++) {
+		__le64 *w = page_address(buf->vecs[i].bv_page);
+
+		for (j = 0; j < buf->vecs[i].bv_len / sizeof(*w); j++)
+			w[j] = cpu_to_le64(blkfloor_splitmix(&s));
+		cond_resched();
+	}
+}
+
+/* Every header field but the crc, which is left 0. */
+static void blkfloor_hdr_set(struct blkfloor_verify_hdr *h, u64 lba, u64 seed,
+			     u64 gen)
+{
+	h->magic = cpu_to_le32(BLKFLOOR_VERIFY_MAGIC);
+	h->crc = 0;
+	h->lba = cpu_to_le64(lba);
+	h->seed = cpu_to_le64(seed);
+	h->gen = cpu_to_le64(gen);
+}
+
+/*
  * Verify mode: every logical block starts with struct blkfloor_verify_hdr,
  * the rest is a pseudo-random stream derived from (seed, lba, gen), and the
  * header's crc32c covers the whole block with the crc field zero.
@@ -176,11 +217,7 @@ static void blkfloor_verify_make(void *blk, unsigned int lbs, u64 lba,
 
 	for (i = 0; i < (lbs - sizeof(*h)) / sizeof(*w); i++)
 		w[i] = cpu_to_le64(blkfloor_splitmix(&s));
-	h->magic = cpu_to_le32(BLKFLOOR_VERIFY_MAGIC);
-	h->crc = 0;
-	h->lba = cpu_to_le64(lba);
-	h->seed = cpu_to_le64(seed);
-	h->gen = cpu_to_le64(gen);
+	blkfloor_hdr_set(h, lba, seed, gen);
 	h->crc = cpu_to_le32(crc32c(~0U, blk, lbs) ^ ~0U);
 }
 
@@ -219,6 +256,36 @@ static void blkfloor_verify_fill(struct blkfloor_run *run,
 	}
 }
 
+/*
+ * Random data: a header at the start of the request and at every
+ * BLKFLOOR_UNIQUE_UNIT boundary of the device (every logical block when
+ * those are larger), so that every 4 KiB the device stores, aligned as a
+ * controller maps and deduplicates it, holds one. Not every 512-byte
+ * block: on a 512-byte device that was 256 headers per 128 KiB request,
+ * which took the submission path to half the bare submitter's rate.
+ */
+static void blkfloor_unique_fill(struct blkfloor_run *run,
+				 struct blkfloor_io *io)
+{
+	u32 unit = max_t(u32, run->eng.lbs, BLKFLOOR_UNIQUE_UNIT);
+	u64 start = (u64)io->sector << SECTOR_SHIFT, seed = run->p.seed;
+	/* Request offset of the next header: 0, then device-aligned. */
+	u32 next = 0, pos = 0, off, i;
+
+	for (i = 0; i < io->buf->nr; i++) {
+		void *base = page_address(io->buf->vecs[i].bv_page);
+		u32 len = io->buf->vecs[i].bv_len;
+
+		for (off = next - pos; off < len; off = next - pos) {
+			blkfloor_hdr_set(base + off,
+					 (start + next) >> SECTOR_SHIFT, seed,
+					 io->gen);
+			next = round_down(start + next + unit, unit) - start;
+		}
+		pos += len;
+	}
+}
+
 static void blkfloor_verify_check(struct blkfloor_run *run,
 				  struct blkfloor_io *io)
 {
@@ -246,8 +313,15 @@ static void blkfloor_verify_check(struct blkfloor_run *run,
  * Runs in whatever context the driver completes in: hard or soft interrupt
  * on any CPU (where current is just the interrupted task, possibly the
  * run's own kthread between its look at the list and schedule()), or the
- * submitter itself. So the first completion on an empty list always wakes
- * the kthread; a wakeup of a running task is cheap and harmless.
+ * submitter itself. So the first completion on an empty list wakes the
+ * kthread, except when the kthread is the one completing it, in task
+ * context (a driver that completes inside submit_bio() or at the plug's
+ * flush, as null_blk's irqmode=0 does): it is running then, and it looks
+ * at the list after it sets its state and before it sleeps. in_task() is
+ * false in hard and soft interrupt context, also when a softirq runs on
+ * the kthread's own stack, so no interrupted kthread goes without its
+ * wakeup. (Waking a running task is harmless but not free: 43 guest
+ * instructions per I/O at QD 1 on null_blk, make bench.)
  *
  * Once the I/O is on run->done the kthread may account it, drain and exit,
  * and the run may be released: nothing reachable from @io is touched after
@@ -261,9 +335,42 @@ static void blkfloor_end_io(struct bio *bio)
 
 	WRITE_ONCE(io->done_ns, ktime_get_ns());
 	rcu_read_lock();
-	if (llist_add(&io->node, &run->done))
+	if (llist_add(&io->node, &run->done) &&
+	    !(in_task() && current == run->task))
 		wake_up_process(run->task);
 	rcu_read_unlock();
+}
+
+/*
+ * Log a failed I/O while the error log has room; count it otherwise.
+ * Everything is known here already: bi_end_io stamped the completion and
+ * bio->bi_status is kept until the slot is reused, so bi_end_io does no
+ * more work for the log, and the log needs no allocation (it was made at
+ * start). The entry is written before the lock that publishes it.
+ */
+static void __cold blkfloor_log_error(struct blkfloor_run *run,
+				      struct blkfloor_io *io,
+				      blk_status_t status,
+				      enum blkfloor_err_class class)
+{
+	struct blkfloor_engine *eng = &run->eng;
+	struct blkfloor_err_entry *e;
+
+	if (eng->err_logged == run->p.err_log) {
+		eng->err_log_dropped++;
+		return;
+	}
+	e = &run->err_log[eng->err_logged++];
+	e->sector = io->sector;
+	e->time_ns = io->done_ns - eng->t0;
+	e->lat_ns = io->done_ns - io->submit_ns;
+	e->bytes = run->p.bs;
+	e->err = blk_status_to_errno(status);
+	e->op = run->p.op;
+	e->class = class;
+	spin_lock(&run->lock);
+	run->pub.err_logged = eng->err_logged;
+	spin_unlock(&run->lock);
 }
 
 /*
@@ -280,9 +387,12 @@ static __always_inline void blkfloor_account(struct blkfloor_run *run,
 	eng->inflight--;
 	eng->free[eng->nr_free++] = io;
 	if (unlikely(status)) {
-		eng->acc->errors[blkfloor_err_class(status)]++;
+		enum blkfloor_err_class class = blkfloor_err_class(status);
+
+		eng->acc->errors[class]++;
 		if (!eng->errors_total++)
 			eng->first_err = blk_status_to_errno(status);
+		blkfloor_log_error(run, io, status, class);
 		return;
 	}
 	eng->bytes_total += run->p.bs;
@@ -388,7 +498,7 @@ static void blkfloor_close_interval(struct blkfloor_run *run, u64 end)
 	struct blkfloor_iv *slot;
 
 	if (blkfloor_acc_close(eng->acc, &iv))
-		pr_warn_ratelimited("run %u: no memory for interval %u's histogram\n",
+		pr_warn_ratelimited("run %u: no memory for interval %llu's histogram\n",
 				    run->id, eng->iv_index);
 	iv.index = eng->iv_index;
 	iv.start_ns = eng->iv_start - eng->t0;
@@ -397,15 +507,11 @@ static void blkfloor_close_interval(struct blkfloor_run *run, u64 end)
 	blkfloor_inflight_at(run, end, &iv);
 
 	spin_lock(&run->lock);
-	slot = &run->ring[iv.index % run->p.ring];
-	if (run->pub.closed >= run->p.ring && !slot->seen)
-		run->pub.dropped++;
-	old = *slot;
-	*slot = iv;
-	run->pub.closed = iv.index + 1;
+	slot = blkfloor_ring_put(&run->ring, &iv, &old);
 	run->pub.bytes = eng->bytes_total;
 	run->pub.ios = eng->ios_total;
 	run->pub.errors = eng->errors_total;
+	run->pub.err_log_dropped = eng->err_log_dropped;
 	spin_unlock(&run->lock);
 	blkfloor_iv_release(&old);
 
@@ -458,18 +564,26 @@ static u64 blkfloor_reap(struct blkfloor_run *run)
 	}
 	blkfloor_splice(run, done);
 close:
-	for (;;) {
-		blkfloor_pull(run);
-		/* Read after the pull: every pulled I/O completed before now. */
-		now = ktime_get_ns();
-		if (now < eng->iv_end) {
-			blkfloor_account_before(run, U64_MAX);
-			return now;
-		}
+	blkfloor_pull(run);
+	/* Read after the pull: every pulled I/O completed before now. */
+	now = ktime_get_ns();
+	/*
+	 * Close the intervals that ended by now, and no later ones: where
+	 * closing one takes longer than an interval lasts (1 ms intervals
+	 * on a loaded or a debug kernel), a clock read per interval kept
+	 * this loop going for ever, the thread never back in its main loop
+	 * to see a stop (an unload hung in kthread_stop()) or a limit.
+	 * What completes meanwhile is left for the next call.
+	 */
+	while (now >= eng->iv_end) {
 		blkfloor_account_before(run, eng->iv_end);
 		blkfloor_catch_stragglers(run, eng->iv_end);
 		blkfloor_close_interval(run, eng->iv_end);
+		cond_resched();
 	}
+	/* (catch_stragglers may have pulled I/Os of later intervals) */
+	blkfloor_account_before(run, eng->iv_end);
+	return now;
 }
 
 static bool blkfloor_stop_requested(struct blkfloor_run *run)
@@ -516,9 +630,13 @@ static void blkfloor_io_prep(struct blkfloor_run *run, struct blkfloor_io *io)
 		}
 	}
 	io->sector = (p->offset + blk * p->bs) >> SECTOR_SHIFT;
-	if (p->op == BLKFLOOR_OP_WRITE && blkfloor_verifying(p)) {
+	if (p->op == BLKFLOOR_OP_WRITE && (blkfloor_verifying(p) ||
+					   blkfloor_unique(p))) {
 		io->gen = div64_u64(eng->submitted, eng->pass_bytes);
-		blkfloor_verify_fill(run, io);
+		if (blkfloor_verifying(p))
+			blkfloor_verify_fill(run, io);
+		else
+			blkfloor_unique_fill(run, io);
 	}
 	eng->submitted += p->bs;
 
@@ -558,28 +676,35 @@ static bool blkfloor_rate_ok(struct blkfloor_engine *eng, u64 now_ns)
  * submit_bio(), so its latency counts from when it entered the block
  * layer: any wait there for a tag (submit_bio() sleeps while the queue is
  * full) or behind the plug is its own, never that of the bios before it.
- * The slots are prepared first (offsets, verify data), so that no bio's
+ * The slots are prepared first (offsets, data headers), so that no bio's
  * latency holds the data preparation of the next; then they are stamped
  * and submitted back to back. The stamp comes before any completion (a
  * driver may complete inline).
  *
- * A plug lets the driver take a batch at once (one doorbell); a plugged
- * bio waits only for the submit_bio() calls of the rest of the plug, a
- * few microseconds. But a submit_bio() that sleeps for a tag flushes the
- * plug from io_schedule(), and a flush from the scheduler hands the
- * requests to kblockd instead of issuing them: on a queue with fewer
- * requests than the run's QD (usb-storage has one) every request would
- * wait for a worker before it reaches the driver, and the device idles
- * meanwhile. So only the bios the queue has room for are plugged (its
- * nr_requests less what the run has in flight); the rest go unplugged,
- * each issued by submit_bio() itself once it has its tag.
+ * A plug is used only where it changes what the device sees: in a
+ * sequential run that may merge (eng->plug), neighbouring bios merge in
+ * the plug into larger requests, as they do under fio's batched
+ * submission (on a two-tag queue with mq-deadline, unplugged sequential
+ * 4 KiB writes at QD 32 reached null_blk as 4 KiB requests: run/009).
+ * Elsewhere a plug only delays a bio's dispatch until the rest of its
+ * batch has been submitted, a wait of blkfloor's own that its latency would count (at
+ * QD 8 on null_blk with a 100 us timer, 8.7 of the 11.7 us by which
+ * latencies came out too long).
+ *
+ * A submit_bio() that sleeps for a tag flushes the plug from
+ * io_schedule(), and a flush from the scheduler hands the requests to
+ * kblockd instead of issuing them: on a queue with fewer requests than
+ * the run's QD (usb-storage has one) every request would wait for a
+ * worker before it reaches the driver, and the device idles meanwhile.
+ * So only the bios the queue has room for are plugged (its nr_requests
+ * less what the run has in flight); the rest go unplugged, each issued by
+ * submit_bio() itself once it has its tag.
  */
 static void blkfloor_submit(struct blkfloor_run *run)
 {
 	struct blkfloor_engine *eng = &run->eng;
-	struct request_queue *q = bdev_get_queue(run->bd.bdev);
 	unsigned int top = eng->nr_free, n, before, j;
-	unsigned long room;
+	unsigned long room = 0;
 	struct blk_plug plug;
 	bool plugged;
 	/* Only the pacer needs the time here: the stamps are per bio. */
@@ -591,13 +716,12 @@ static void blkfloor_submit(struct blkfloor_run *run)
 		blkfloor_io_prep(run, eng->free[--eng->nr_free]);
 	}
 	n = top - eng->nr_free;
-	if (!n)
-		return;
-	before = eng->inflight - n;
-	room = READ_ONCE(q->nr_requests);
-	room = room > before ? room - before : 0;
-	/* (Even one bio: under a plug blk-mq takes a cached request.) */
-	plugged = room > 0;
+	if (eng->plug && n > 1) {
+		before = eng->inflight - n;
+		room = READ_ONCE(bdev_get_queue(run->bd.bdev)->nr_requests);
+		room = room > before ? room - before : 0;
+	}
+	plugged = room > 1;
 	if (plugged)
 		blk_start_plug(&plug);
 	/*
@@ -656,6 +780,7 @@ static void blkfloor_run_publish_end(struct blkfloor_run *run, u8 state,
 	run->pub.bytes = eng->bytes_total;
 	run->pub.ios = eng->ios_total;
 	run->pub.errors = eng->errors_total;
+	run->pub.err_log_dropped = eng->err_log_dropped;
 	spin_unlock(&run->lock);
 	blkfloor_nl_notify_end(run);
 }
@@ -732,17 +857,27 @@ int blkfloor_engine_init(struct blkfloor_run *run)
 	struct blkfloor_engine *eng = &run->eng;
 	struct blkfloor_params *p = &run->p;
 	bool verify = blkfloor_verifying(p);
+	/* A buffer per slot: verify mode and random-data writes. */
+	bool own = verify || blkfloor_unique(p);
 	unsigned int i;
 
 	eng->acc = kvzalloc(sizeof(*eng->acc), GFP_KERNEL_ACCOUNT);
 	eng->ios = kvcalloc(p->qd, sizeof(*eng->ios), GFP_KERNEL_ACCOUNT);
 	eng->free = kvcalloc(p->qd, sizeof(*eng->free), GFP_KERNEL_ACCOUNT);
-	run->ring = kvcalloc(p->ring, sizeof(*run->ring), GFP_KERNEL_ACCOUNT);
-	if (!eng->acc || !eng->ios || !eng->free || !run->ring)
+	run->ring.slots = kvcalloc(p->ring, sizeof(*run->ring.slots),
+				   GFP_KERNEL_ACCOUNT);
+	run->ring.nr = p->ring;
+	if (!eng->acc || !eng->ios || !eng->free || !run->ring.slots)
 		return -ENOMEM;
+	if (p->err_log) {
+		run->err_log = kvcalloc(p->err_log, sizeof(*run->err_log),
+					GFP_KERNEL_ACCOUNT);
+		if (!run->err_log)
+			return -ENOMEM;
+	}
 	blkfloor_acc_reset(eng->acc);
 
-	if (blkfloor_has_data(p) && !verify) {
+	if (blkfloor_has_data(p) && !own) {
 		bool zero = p->op == BLKFLOOR_OP_READ ||
 			    p->data == BLKFLOOR_DATA_ZERO;
 
@@ -757,10 +892,12 @@ int blkfloor_engine_init(struct blkfloor_run *run)
 		unsigned short nr = 0;
 
 		io->run = run;
-		if (verify) {
+		if (own) {
 			io->buf = kzalloc(sizeof(*io->buf), GFP_KERNEL_ACCOUNT);
-			if (!io->buf || blkfloor_buf_alloc(io->buf, p->bs, true))
+			if (!io->buf || blkfloor_buf_alloc(io->buf, p->bs, verify))
 				return -ENOMEM;
+			if (!verify)
+				blkfloor_buf_fill_seed(io->buf, p->seed);
 		} else if (blkfloor_has_data(p)) {
 			io->buf = &eng->shared;
 		}
@@ -784,11 +921,11 @@ int blkfloor_engine_init(struct blkfloor_run *run)
  *	or never started)
  *
  * All a run needs to do I/O, which is most of its memory (up to 64 MiB of
- * buffers, shared or, in verify mode, one per slot): freed as soon as the
- * run ends, while what readers need (the ring, the published totals)
- * stays until the run is trimmed. A bi_end_io still finishing reads only @run, never its slot
- * or bio, once the slot is on run->done (see blkfloor_end_io()).
- * Idempotent.
+ * buffers, shared or, for verify and random-data writes, one per slot):
+ * freed as soon as the run ends, while what readers need (the ring, the
+ * error log, the published totals) stays until the run is trimmed. A bi_end_io still
+ * finishing reads only @run, never its slot or bio, once the slot is on
+ * run->done (see blkfloor_end_io()). Idempotent.
  */
 void blkfloor_engine_free_io(struct blkfloor_run *run)
 {
@@ -826,10 +963,12 @@ void blkfloor_engine_free(struct blkfloor_run *run)
 	unsigned int i;
 
 	blkfloor_engine_free_io(run);
-	for (i = 0; run->ring && i < run->p.ring; i++)
-		blkfloor_iv_release(&run->ring[i]);
-	kvfree(run->ring);
-	run->ring = NULL;
+	for (i = 0; run->ring.slots && i < run->ring.nr; i++)
+		blkfloor_iv_release(&run->ring.slots[i]);
+	kvfree(run->ring.slots);
+	run->ring.slots = NULL;
+	kvfree(run->err_log);
+	run->err_log = NULL;
 }
 
 /* Byte limit from MAX_BYTES and LOOPS (the caller made LOOPS 1 if no limit). */
@@ -871,6 +1010,9 @@ int blkfloor_run_start(struct blkfloor_run *run)
 	}
 	if (p->flags & BLKFLOOR_F_NOMERGE)
 		eng->opf |= REQ_NOMERGE;
+	/* Plug only where bios can merge: see blkfloor_submit(). */
+	eng->plug = p->pattern == BLKFLOOR_PATTERN_SEQ &&
+		    !(p->flags & BLKFLOOR_F_NOMERGE);
 	if (p->flags & BLKFLOOR_F_FAILFAST)
 		eng->opf |= REQ_FAILFAST_DEV | REQ_FAILFAST_TRANSPORT;
 	eng->nblocks = div_u64(p->length, p->bs);

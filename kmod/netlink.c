@@ -22,10 +22,12 @@
 
 /* What RUN_GET reports: the published state, copied under run->lock. */
 static void blkfloor_nl_snap(struct blkfloor_run *run,
-			     struct blkfloor_run_pub *s)
+			     struct blkfloor_run_pub *s,
+			     struct blkfloor_ring *ring)
 {
 	spin_lock(&run->lock);
 	*s = run->pub;
+	*ring = run->ring;
 	spin_unlock(&run->lock);
 	if (s->state == BLKFLOOR_STATE_RUNNING)
 		s->elapsed_ns = ktime_get_ns() - run->eng.t0;
@@ -62,7 +64,8 @@ static int blkfloor_nl_put_params(struct sk_buff *skb,
 	    nla_put_u32(skb, BLKFLOOR_A_RING, p->ring) ||
 	    nla_put_u32(skb, BLKFLOOR_A_FLAGS, p->flags) ||
 	    nla_put_u32(skb, BLKFLOOR_A_DATA, p->data) ||
-	    nla_put_u32(skb, BLKFLOOR_A_ERR_LIMIT, p->err_limit))
+	    nla_put_u32(skb, BLKFLOOR_A_ERR_LIMIT, p->err_limit) ||
+	    nla_put_u32(skb, BLKFLOOR_A_ERR_LOG, p->err_log))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -72,13 +75,14 @@ static int blkfloor_nl_fill_run(struct sk_buff *skb, struct blkfloor_run *run,
 				u32 portid, u32 seq, int flags, u8 cmd)
 {
 	struct blkfloor_run_pub s;
+	struct blkfloor_ring ring;
 	void *hdr;
 	u32 i;
 
 	hdr = genlmsg_put(skb, portid, seq, &blkfloor_nl_family, flags, cmd);
 	if (!hdr)
 		return -EMSGSIZE;
-	blkfloor_nl_snap(run, &s);
+	blkfloor_nl_snap(run, &s, &ring);
 	if (nla_put_u32(skb, BLKFLOOR_A_RUN_ID, run->id) ||
 	    blkfloor_nl_put_params(skb, run) ||
 	    nla_put_u32(skb, BLKFLOOR_A_STATE, s.state) ||
@@ -88,13 +92,15 @@ static int blkfloor_nl_fill_run(struct sk_buff *skb, struct blkfloor_run *run,
 	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_BYTES, s.bytes) ||
 	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_IOS, s.ios) ||
 	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_ERRORS, s.errors) ||
-	    nla_put_u32(skb, BLKFLOOR_A_INTERVALS, s.closed) ||
-	    nla_put_u32(skb, BLKFLOOR_A_DROPPED, s.dropped) ||
+	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_INTERVALS, ring.closed) ||
+	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_DROPPED, ring.dropped) ||
 	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_MISMATCHES, s.mismatches) ||
 	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_DEV_SIZE, run->dev_size) ||
 	    nla_put_u32(skb, BLKFLOOR_A_DEV_LBS, run->eng.lbs) ||
 	    nla_put_u32(skb, BLKFLOOR_A_MAX_IO_BYTES, run->max_io_bytes) ||
-	    nla_put_u32(skb, BLKFLOOR_A_OWNER_PORTID, run->owner_portid))
+	    nla_put_u32(skb, BLKFLOOR_A_OWNER_PORTID, run->owner_portid) ||
+	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_ERR_LOG_DROPPED,
+				s.err_log_dropped))
 		goto err_cancel;
 	for (i = 0; i < s.nr_mismatch_lba; i++)
 		if (blkfloor_nl_put_u64(skb, BLKFLOOR_A_MISMATCH_LBA,
@@ -139,7 +145,8 @@ static int blkfloor_nl_put_iv(struct sk_buff *skb, const struct blkfloor_iv *iv)
 	nest = nla_nest_start(skb, BLKFLOOR_A_INTERVAL);
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, BLKFLOOR_IV_A_INDEX, iv->index) ||
+	if (nla_put_u64_64bit(skb, BLKFLOOR_IV_A_INDEX, iv->index,
+			      BLKFLOOR_IV_A_PAD) ||
 	    nla_put_u64_64bit(skb, BLKFLOOR_IV_A_START_NS, iv->start_ns,
 			      BLKFLOOR_IV_A_PAD) ||
 	    nla_put_u64_64bit(skb, BLKFLOOR_IV_A_END_NS, iv->end_ns,
@@ -285,6 +292,8 @@ static int blkfloor_nl_parse_params(struct blkfloor_run *run,
 				      BLKFLOOR_RING_DEFAULT);
 	p->flags = blkfloor_nl_get_u32(tb[BLKFLOOR_A_FLAGS], 0);
 	p->err_limit = blkfloor_nl_get_u32(tb[BLKFLOOR_A_ERR_LIMIT], 0);
+	p->err_log = blkfloor_nl_get_u32(tb[BLKFLOOR_A_ERR_LOG],
+					 BLKFLOOR_ERR_LOG_DEFAULT);
 	if (!p->max_bytes && !p->max_time_ns && !p->loops)
 		p->loops = 1;
 
@@ -310,6 +319,13 @@ static int blkfloor_nl_parse_params(struct blkfloor_run *run,
 					    "verify mode needs qd * bs <= 64 MiB");
 			return -EINVAL;
 		}
+	}
+	/* Each block unique: a buffer per slot, as in verify mode. */
+	if (p->data == BLKFLOOR_DATA_RANDOM && p->op == BLKFLOOR_OP_WRITE &&
+	    (u64)p->qd * p->bs > BLKFLOOR_VERIFY_MEM_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[BLKFLOOR_A_QD],
+				    "random data needs qd * bs <= 64 MiB (a buffer per request); data shared does not");
+		return -EINVAL;
 	}
 	if (p->flags & BLKFLOOR_F_OWNER)
 		run->owner_portid = info->snd_portid;
@@ -552,9 +568,9 @@ int blkfloor_nl_run_get_dumpit(struct sk_buff *skb,
 	return skb->len;
 }
 
-/* Say why an INTERVAL_GET dump is refused; @attr may be NULL. */
-static void blkfloor_nl_interval_get_err(struct netlink_ext_ack *extack,
-					 int err, const struct nlattr *attr)
+/* Say why a dump of one run's records is refused; @attr may be NULL. */
+static void blkfloor_nl_dump_run_err(struct netlink_ext_ack *extack,
+				     int err, const struct nlattr *attr)
 {
 	if (err == -ENOENT) {
 		NL_SET_ERR_MSG_ATTR(extack, attr, "no such run");
@@ -564,21 +580,18 @@ static void blkfloor_nl_interval_get_err(struct netlink_ext_ack *extack,
 	}
 }
 
-/**
- * blkfloor_nl_interval_get_start() - check a BLKFLOOR_CMD_INTERVAL_GET dump
- * @cb: dump state; args[0] gets the run id, args[1] the next index, args[3]
- *	counts losses, args[4] is set once the first round ran
- *
- * Before 6.2 a dump's start has no extack (cb->extack is NULL): the error
- * is then kept in args[2] and returned, with its message, by the first
- * dumpit call, which the core reports in NLMSG_DONE.
- *
- * Return: 0, or -EINVAL/-ENOENT with an extack message.
+/*
+ * The start of a dump of one run's records (INTERVAL_GET, ERROR_GET): the
+ * run must exist. Before 6.2 a dump's start has no extack (cb->extack is
+ * NULL): the error is then kept in *@deferred (a positive errno) and
+ * returned, with its message, by the first dumpit call, which the core
+ * reports in NLMSG_DONE. Returns 0 with *@run_id set, or a negative errno
+ * with an extack message.
  */
-int blkfloor_nl_interval_get_start(struct netlink_callback *cb)
+static int blkfloor_nl_dump_run_start(struct netlink_callback *cb,
+				      u32 *run_id, int *deferred)
 {
 	struct nlattr *id = blkfloor_dump_attr(cb, BLKFLOOR_A_RUN_ID);
-	struct nlattr *from = blkfloor_dump_attr(cb, BLKFLOOR_A_FROM_INDEX);
 	struct blkfloor_run *run;
 	int err = 0;
 
@@ -592,14 +605,68 @@ int blkfloor_nl_interval_get_start(struct netlink_callback *cb)
 	}
 	if (err) {
 		if (!cb->extack) {
-			cb->args[2] = -err;
+			*deferred = -err;
 			return 0;
 		}
-		blkfloor_nl_interval_get_err(cb->extack, err, id);
+		blkfloor_nl_dump_run_err(cb->extack, err, id);
 		return err;
 	}
-	cb->args[0] = nla_get_u32(id);
-	cb->args[1] = from ? nla_get_u32(from) : 0;
+	*run_id = nla_get_u32(id);
+	return 0;
+}
+
+/* The first round of a dump whose start deferred error @deferred. */
+static int blkfloor_nl_dump_run_deferred(struct netlink_callback *cb,
+					 int deferred)
+{
+	blkfloor_nl_dump_run_err(cb->extack, -deferred,
+				 blkfloor_dump_attr(cb, BLKFLOOR_A_RUN_ID));
+	return -deferred;
+}
+
+/**
+ * struct blkfloor_nl_iv_dump - state of an INTERVAL_GET dump, in cb->ctx
+ * @next: index of the next interval to send (64-bit, as the ABI's: a
+ *	cursor must not wrap)
+ * @losses: rounds that found intervals overwritten they had yet to send
+ * @run_id: the run
+ * @err: positive errno the first round returns (before 6.2, see
+ *	blkfloor_nl_interval_get_start())
+ * @resumed: a round ran already
+ */
+struct blkfloor_nl_iv_dump {
+	u64 next;
+	u64 losses;
+	u32 run_id;
+	int err;
+	bool resumed;
+};
+
+static_assert(sizeof(struct blkfloor_nl_iv_dump) <=
+	      sizeof_field(struct netlink_callback, ctx));
+
+static struct blkfloor_nl_iv_dump *blkfloor_nl_iv_dump(struct netlink_callback *cb)
+{
+	return (struct blkfloor_nl_iv_dump *)cb->ctx;
+}
+
+/**
+ * blkfloor_nl_interval_get_start() - check a BLKFLOOR_CMD_INTERVAL_GET dump
+ * @cb: dump state (struct blkfloor_nl_iv_dump)
+ *
+ * Return: 0, or -EINVAL/-ENOENT with an extack message (see
+ * blkfloor_nl_dump_run_start()).
+ */
+int blkfloor_nl_interval_get_start(struct netlink_callback *cb)
+{
+	struct blkfloor_nl_iv_dump *ctx = blkfloor_nl_iv_dump(cb);
+	struct nlattr *from = blkfloor_dump_attr(cb, BLKFLOOR_A_FROM_INDEX);
+	int ret;
+
+	ret = blkfloor_nl_dump_run_start(cb, &ctx->run_id, &ctx->err);
+	if (ret || ctx->err)
+		return ret;
+	ctx->next = from ? nla_get_u64(from) : 0;
 	cb->min_dump_alloc = BLKFLOOR_IV_MSG_MAX;
 	return 0;
 }
@@ -614,48 +681,43 @@ int blkfloor_nl_interval_get_start(struct netlink_callback *cb)
  * When intervals the dump had yet to send are overwritten between two of
  * its rounds (a reader slower than the run), they are skipped and the
  * first message after the loss carries NLM_F_DUMP_INTR: cb->seq counts
- * such losses (args[3]), and genl_dump_check_consistent() flags a message
- * whose cb->seq differs from the one before it.
+ * such losses, and genl_dump_check_consistent() flags a message whose
+ * cb->seq differs from the one before it.
  *
  * Return: bytes added, 0 at the end, or a negative errno.
  */
 int blkfloor_nl_interval_get_dumpit(struct sk_buff *skb,
 				    struct netlink_callback *cb)
 {
+	struct blkfloor_nl_iv_dump *ctx = blkfloor_nl_iv_dump(cb);
 	struct blkfloor_run *run;
-	u32 idx = cb->args[1];
-	bool resumed = cb->args[4];
+	u64 idx = ctx->next;
 	int ret = 0;
 
-	if (cb->args[2]) {
-		ret = -(int)cb->args[2];
-		blkfloor_nl_interval_get_err(cb->extack, ret,
-					     blkfloor_dump_attr(cb, BLKFLOOR_A_RUN_ID));
-		return ret;
-	}
-	run = blkfloor_run_get(cb->args[0]);
+	if (ctx->err)
+		return blkfloor_nl_dump_run_deferred(cb, ctx->err);
+	run = blkfloor_run_get(ctx->run_id);
 	if (!run)
 		return 0;
-	cb->args[4] = 1;
 	for (;;) {
 		struct blkfloor_iv *iv;
 		void *hdr;
-		u32 oldest;
+		u64 oldest;
 
 		spin_lock(&run->lock);
-		oldest = run->pub.closed > run->p.ring ?
-			 run->pub.closed - run->p.ring : 0;
+		oldest = blkfloor_ring_oldest(&run->ring);
 		if (idx < oldest) {
-			if (resumed)
-				cb->args[3]++;
+			if (ctx->resumed)
+				ctx->losses++;
 			idx = oldest;
 		}
-		cb->seq = cb->args[3] + 1;
-		if (idx >= run->pub.closed) {
+		/* (cb->seq is an unsigned int: only a change is looked at) */
+		cb->seq = ctx->losses + 1;
+		if (idx >= run->ring.closed) {
 			spin_unlock(&run->lock);
 			break;
 		}
-		iv = &run->ring[idx % run->p.ring];
+		iv = blkfloor_ring_slot(&run->ring, idx);
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
 				  cb->nlh->nlmsg_seq, &blkfloor_nl_family,
 				  NLM_F_MULTI, BLKFLOOR_CMD_INTERVAL_GET);
@@ -677,8 +739,126 @@ int blkfloor_nl_interval_get_dumpit(struct sk_buff *skb,
 		genlmsg_end(skb, hdr);
 		idx++;
 	}
+	ctx->resumed = true;
 	blkfloor_run_put(run);
-	cb->args[1] = idx;
+	ctx->next = idx;
+	if (ret && !skb->len)
+		return ret;
+	return skb->len;
+}
+
+/* BLKFLOOR_A_ERROR nest: entry @index of a run's error log. */
+static int blkfloor_nl_put_err(struct sk_buff *skb,
+			       const struct blkfloor_err_entry *e, u32 index)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, BLKFLOOR_A_ERROR);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, BLKFLOOR_ERR_A_INDEX, index) ||
+	    nla_put_u64_64bit(skb, BLKFLOOR_ERR_A_SECTOR, e->sector,
+			      BLKFLOOR_ERR_A_PAD) ||
+	    nla_put_u32(skb, BLKFLOOR_ERR_A_BYTES, e->bytes) ||
+	    nla_put_u32(skb, BLKFLOOR_ERR_A_OP, e->op) ||
+	    nla_put_s32(skb, BLKFLOOR_ERR_A_ERRNO, e->err) ||
+	    nla_put_u32(skb, BLKFLOOR_ERR_A_CLASS, e->class) ||
+	    nla_put_u64_64bit(skb, BLKFLOOR_ERR_A_TIME_NS, e->time_ns,
+			      BLKFLOOR_ERR_A_PAD) ||
+	    nla_put_u64_64bit(skb, BLKFLOOR_ERR_A_LAT_NS, e->lat_ns,
+			      BLKFLOOR_ERR_A_PAD)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/**
+ * struct blkfloor_nl_err_dump - state of an ERROR_GET dump, in cb->ctx
+ * @run_id: the run
+ * @next: log entry to send next
+ * @err: positive errno the first round returns (see
+ *	blkfloor_nl_dump_run_start())
+ */
+struct blkfloor_nl_err_dump {
+	u32 run_id;
+	u32 next;
+	int err;
+};
+
+static_assert(sizeof(struct blkfloor_nl_err_dump) <=
+	      sizeof_field(struct netlink_callback, ctx));
+
+static struct blkfloor_nl_err_dump *blkfloor_nl_err_dump(struct netlink_callback *cb)
+{
+	return (struct blkfloor_nl_err_dump *)cb->ctx;
+}
+
+/**
+ * blkfloor_nl_error_get_start() - check a BLKFLOOR_CMD_ERROR_GET dump
+ * @cb: dump state (struct blkfloor_nl_err_dump)
+ *
+ * Return: 0, or -EINVAL/-ENOENT with an extack message (see
+ * blkfloor_nl_dump_run_start()).
+ */
+int blkfloor_nl_error_get_start(struct netlink_callback *cb)
+{
+	struct blkfloor_nl_err_dump *ctx = blkfloor_nl_err_dump(cb);
+
+	return blkfloor_nl_dump_run_start(cb, &ctx->run_id, &ctx->err);
+}
+
+/**
+ * blkfloor_nl_error_get_dumpit() - BLKFLOOR_CMD_ERROR_GET
+ * @skb: reply being filled
+ * @cb: dump state, see blkfloor_nl_error_get_start()
+ *
+ * One message per entry of the run's error log, in log order. The log
+ * only grows, and an entry never changes once it is counted.
+ *
+ * Return: bytes added, 0 at the end, or a negative errno.
+ */
+int blkfloor_nl_error_get_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	struct blkfloor_nl_err_dump *ctx = blkfloor_nl_err_dump(cb);
+	struct blkfloor_run *run;
+	int ret = 0;
+
+	if (ctx->err)
+		return blkfloor_nl_dump_run_deferred(cb, ctx->err);
+	run = blkfloor_run_get(ctx->run_id);
+	if (!run)
+		return 0;
+	for (;;) {
+		struct blkfloor_err_entry e;
+		void *hdr;
+
+		spin_lock(&run->lock);
+		if (ctx->next >= run->pub.err_logged) {
+			spin_unlock(&run->lock);
+			break;
+		}
+		e = run->err_log[ctx->next];
+		spin_unlock(&run->lock);
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &blkfloor_nl_family,
+				  NLM_F_MULTI, BLKFLOOR_CMD_ERROR_GET);
+		if (!hdr) {
+			ret = -EMSGSIZE;
+			break;
+		}
+		if (nla_put_u32(skb, BLKFLOOR_A_RUN_ID, run->id) ||
+		    blkfloor_nl_put_err(skb, &e, ctx->next)) {
+			genlmsg_cancel(skb, hdr);
+			ret = -EMSGSIZE;
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		ctx->next++;
+	}
+	blkfloor_run_put(run);
 	if (ret && !skb->len)
 		return ret;
 	return skb->len;

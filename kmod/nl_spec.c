@@ -28,7 +28,7 @@ static const struct netlink_range_validation blkfloor_a_ring_range = {
 };
 
 /* BLKFLOOR_CMD_RUN_START - do */
-static const struct nla_policy blkfloor_run_start_nl_policy[BLKFLOOR_A_DEV_FD + 1] = {
+static const struct nla_policy blkfloor_run_start_nl_policy[BLKFLOOR_A_ERR_LOG + 1] = {
 	[BLKFLOOR_A_DEV_FD] = NLA_POLICY_MIN(NLA_S32, 0),
 	[BLKFLOOR_A_DEV_PATH] = { .type = NLA_NUL_STRING, .len = BLKFLOOR_PATH_MAX, },
 	[BLKFLOOR_A_OP] = NLA_POLICY_MAX(NLA_U32, 3),
@@ -46,8 +46,9 @@ static const struct nla_policy blkfloor_run_start_nl_policy[BLKFLOOR_A_DEV_FD + 
 	[BLKFLOOR_A_INTERVAL_NS] = NLA_POLICY_FULL_RANGE(NLA_U64, &blkfloor_a_interval_ns_range),
 	[BLKFLOOR_A_RING] = NLA_POLICY_FULL_RANGE(NLA_U32, &blkfloor_a_ring_range),
 	[BLKFLOOR_A_FLAGS] = NLA_POLICY_MASK(NLA_U32, 0x7f),
-	[BLKFLOOR_A_DATA] = NLA_POLICY_MAX(NLA_U32, 2),
+	[BLKFLOOR_A_DATA] = NLA_POLICY_MAX(NLA_U32, 3),
 	[BLKFLOOR_A_ERR_LIMIT] = { .type = NLA_U32, },
+	[BLKFLOOR_A_ERR_LOG] = NLA_POLICY_MAX(NLA_U32, BLKFLOOR_ERR_LOG_MAX),
 };
 
 /* BLKFLOOR_CMD_RUN_STOP - do */
@@ -63,7 +64,7 @@ static const struct nla_policy blkfloor_run_get_nl_policy[BLKFLOOR_A_RUN_ID + 1]
 /* BLKFLOOR_CMD_INTERVAL_GET - dump */
 static const struct nla_policy blkfloor_interval_get_nl_policy[BLKFLOOR_A_FROM_INDEX + 1] = {
 	[BLKFLOOR_A_RUN_ID] = NLA_POLICY_MIN(NLA_U32, 1),
-	[BLKFLOOR_A_FROM_INDEX] = { .type = NLA_U32, },
+	[BLKFLOOR_A_FROM_INDEX] = { .type = NLA_U64, },
 };
 
 /* BLKFLOOR_CMD_DEV_CAPS - do */
@@ -71,13 +72,18 @@ static const struct nla_policy blkfloor_dev_caps_nl_policy[BLKFLOOR_A_DEV_PATH +
 	[BLKFLOOR_A_DEV_PATH] = { .type = NLA_NUL_STRING, .len = BLKFLOOR_PATH_MAX, },
 };
 
+/* BLKFLOOR_CMD_ERROR_GET - dump */
+static const struct nla_policy blkfloor_error_get_nl_policy[BLKFLOOR_A_RUN_ID + 1] = {
+	[BLKFLOOR_A_RUN_ID] = NLA_POLICY_MIN(NLA_U32, 1),
+};
+
 /* Ops table for blkfloor */
-const struct genl_split_ops blkfloor_nl_ops[7] = {
+const struct genl_split_ops blkfloor_nl_ops[8] = {
 	{
 		.cmd		= BLKFLOOR_CMD_RUN_START,
 		.doit		= blkfloor_nl_run_start_doit,
 		.policy		= blkfloor_run_start_nl_policy,
-		.maxattr	= BLKFLOOR_A_DEV_FD,
+		.maxattr	= BLKFLOOR_A_ERR_LOG,
 		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
 	},
 	{
@@ -119,6 +125,14 @@ const struct genl_split_ops blkfloor_nl_ops[7] = {
 		.cmd	= BLKFLOOR_CMD_INFO_GET,
 		.doit	= blkfloor_nl_info_get_doit,
 		.flags	= GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
+	},
+	{
+		.cmd		= BLKFLOOR_CMD_ERROR_GET,
+		.start		= blkfloor_nl_error_get_start,
+		.dumpit		= blkfloor_nl_error_get_dumpit,
+		.policy		= blkfloor_error_get_nl_policy,
+		.maxattr	= BLKFLOOR_A_RUN_ID,
+		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DUMP,
 	},
 };
 

@@ -54,9 +54,8 @@ void blkfloor_acc_reset(struct blkfloor_acc *acc)
  * @iv: filled in, except @iv->index, start_ns, end_ns, bytes_total and seen
  *
  * Runs in the kthread once per interval, never per I/O. The histogram is
- * compacted to its non-empty buckets in a new allocation owned by @iv; a
- * bucket counted past U32_MAX (an entry's count is 32 bits) becomes
- * several entries of the same index, which readers add up.
+ * compacted to its non-empty buckets in a new allocation owned by @iv,
+ * one entry (index, 64-bit count) per bucket.
  *
  * Return: 0, or -ENOMEM when the histogram could not be kept (the totals
  * still are; @iv->hist is then NULL).
@@ -94,6 +93,31 @@ int blkfloor_acc_close(struct blkfloor_acc *acc, struct blkfloor_iv *iv)
 	}
 	blkfloor_acc_reset(acc);
 	return ret;
+}
+
+/**
+ * blkfloor_ring_put() - store a closed interval in its ring slot
+ * @r: the ring
+ * @iv: the interval, the next one (@iv->index is @r->closed)
+ * @old: gets what the slot held, for blkfloor_iv_release() outside the lock
+ *
+ * An overwritten interval nobody read (dumped or multicast) counts in
+ * @r->dropped.
+ *
+ * Return: the slot, now holding a copy of @iv.
+ */
+struct blkfloor_iv *blkfloor_ring_put(struct blkfloor_ring *r,
+				      const struct blkfloor_iv *iv,
+				      struct blkfloor_iv *old)
+{
+	struct blkfloor_iv *slot = blkfloor_ring_slot(r, iv->index);
+
+	if (r->closed >= r->nr && !slot->seen)
+		r->dropped++;
+	*old = *slot;
+	*slot = *iv;
+	r->closed = iv->index + 1;
+	return slot;
 }
 
 /**

@@ -13,6 +13,7 @@
 #include <linux/types.h>
 #include <linux/bitops.h>
 #include <linux/blk_types.h>
+#include <linux/math64.h>
 #include <linux/blkfloor.h>
 
 /**
@@ -68,7 +69,7 @@ struct blkfloor_acc {
  *	none
  */
 struct blkfloor_iv {
-	u32 index;
+	u64 index;
 	bool seen;
 	u32 nr_hist;
 	u64 start_ns;
@@ -123,7 +124,45 @@ static inline void blkfloor_acc_add(struct blkfloor_acc *acc, u64 bytes,
 	acc->hist[blkfloor_hist_index(lat)]++;
 }
 
+/**
+ * struct blkfloor_ring - a run's last closed intervals
+ * @slots: @nr intervals; interval i is at slot i % @nr
+ * @nr: slots
+ * @closed: intervals closed so far (the next one's index)
+ * @dropped: closed intervals overwritten before anyone read them
+ *
+ * The indexes and counts are 64-bit: at 1 ms intervals a 32-bit index
+ * wraps after 49.7 days, and readers resume from an index.
+ *
+ * Written by the run's kthread, read by netlink, under the run's lock.
+ */
+struct blkfloor_ring {
+	struct blkfloor_iv *slots;
+	u32 nr;
+	u64 closed;
+	u64 dropped;
+};
+
+/* Index of the oldest interval @r still holds (@r->closed when empty). */
+static inline u64 blkfloor_ring_oldest(const struct blkfloor_ring *r)
+{
+	return r->closed > r->nr ? r->closed - r->nr : 0;
+}
+
+/* The slot of interval @index. */
+static inline struct blkfloor_iv *blkfloor_ring_slot(struct blkfloor_ring *r,
+						     u64 index)
+{
+	u32 rem;
+
+	div_u64_rem(index, r->nr, &rem);
+	return &r->slots[rem];
+}
+
 enum blkfloor_err_class blkfloor_err_class(blk_status_t status);
+struct blkfloor_iv *blkfloor_ring_put(struct blkfloor_ring *r,
+				      const struct blkfloor_iv *iv,
+				      struct blkfloor_iv *old);
 void blkfloor_acc_reset(struct blkfloor_acc *acc);
 int blkfloor_acc_close(struct blkfloor_acc *acc, struct blkfloor_iv *iv);
 void blkfloor_iv_release(struct blkfloor_iv *iv);

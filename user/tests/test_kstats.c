@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kmod/stats.c built in user space (tests/kshim stands in for the kernel
- * headers): an interval's histogram at the limits of its counters.
+ * headers): an interval's histogram at the limits of its counters, and
+ * the interval ring at the limit of its indexes.
  */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
@@ -79,6 +80,56 @@ TEST(small_counts_one_entry_per_bucket)
 	EXPECT_EQ(1U, iv.hist[1].count);
 	EXPECT_EQ(3U, iv.ios);
 	blkfloor_iv_release(&iv);
+}
+
+/*
+ * An interval index at 1 ms intervals passes 2^32 after 49.7 days: the
+ * ring's count of closed intervals, its oldest index, the slot of an
+ * interval and the count of dropped ones must go on past it (a reader's
+ * cursor is compared with them) without wrapping back to 0.
+ */
+TEST(ring_index_past_2_32)
+{
+	struct blkfloor_iv slots[8] = {};
+	struct blkfloor_ring r = { .slots = slots, .nr = 8 };
+	uint64_t start = (1ULL << 32) - 5, i;
+
+	r.closed = start;
+	for (i = start; i < start + 12; i++) {
+		struct blkfloor_iv iv = { .index = i }, old;
+		struct blkfloor_iv *slot = blkfloor_ring_put(&r, &iv, &old);
+
+		ASSERT_EQ(i + 1, (uint64_t)r.closed);
+		ASSERT_EQ(&slots[i % 8], slot);
+		ASSERT_EQ(i, (uint64_t)slot->index);
+		EXPECT_EQ(&slots[i % 8], blkfloor_ring_slot(&r, i));
+	}
+	EXPECT_EQ(start + 12, (uint64_t)r.closed);
+	/* The ring holds the last 8, across the boundary: 2^32 - 1 .. 2^32 + 6. */
+	EXPECT_EQ(start + 4, (uint64_t)blkfloor_ring_oldest(&r));
+	for (i = start + 4; i < start + 12; i++)
+		EXPECT_EQ(i, (uint64_t)blkfloor_ring_slot(&r, i)->index);
+	/* Every put after the first 8 overwrote one nobody read. */
+	EXPECT_EQ(12U, (uint64_t)r.dropped);
+}
+
+/* The dropped count itself passes 2^32 (a reader gone for months). */
+TEST(ring_dropped_past_2_32)
+{
+	struct blkfloor_iv slots[8] = {};
+	struct blkfloor_ring r = { .slots = slots, .nr = 8 };
+	struct blkfloor_iv iv = { .index = 100 }, old;
+
+	r.closed = 100;
+	r.dropped = U32_MAX;
+	blkfloor_ring_put(&r, &iv, &old);
+	EXPECT_EQ((uint64_t)U32_MAX + 1, (uint64_t)r.dropped);
+	/* A slot read since (seen) is not counted when overwritten. */
+	slots[101 % 8].seen = true;
+	iv.index = 101;
+	blkfloor_ring_put(&r, &iv, &old);
+	EXPECT_EQ((uint64_t)U32_MAX + 1, (uint64_t)r.dropped);
+	EXPECT_EQ(102U, (uint64_t)r.closed);
 }
 
 TEST_HARNESS_MAIN
