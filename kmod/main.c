@@ -28,7 +28,11 @@ module_param_named(keep_ended, g_keep_ended, uint, 0644);
 MODULE_PARM_DESC(keep_ended, "Ended runs kept for reading, oldest freed first (default: 16)");
 
 static LIST_HEAD(blkfloor_runs);
-/* Serializes adding and removing runs; held while stopping them. */
+/*
+ * Serializes adding and removing runs. Never held while a run is stopped:
+ * a stop waits for the run's bios, as long as the device takes, and every
+ * lookup would wait with it.
+ */
 static DEFINE_MUTEX(blkfloor_lock);
 /*
  * Also held (inside blkfloor_lock) to change the list, so the netlink
@@ -173,18 +177,31 @@ static bool blkfloor_run_ended(struct blkfloor_run *run)
 	return ended;
 }
 
-/* Unlist and drop a run; called with blkfloor_lock held. */
-static void blkfloor_run_remove(struct blkfloor_run *run)
+/* Unlist a run onto @gone, for blkfloor_runs_release(); blkfloor_lock held. */
+static void blkfloor_run_unlist(struct blkfloor_run *run, struct list_head *gone)
 {
 	spin_lock(&blkfloor_list_lock);
-	list_del_init(&run->node);
+	list_move_tail(&run->node, gone);
 	spin_unlock(&blkfloor_list_lock);
-	blkfloor_run_stop(run);
-	blkfloor_run_put(run);
 }
 
-/* Free the oldest ended runs beyond keep_ended; blkfloor_lock held. */
-static void blkfloor_trim_ended(void)
+/* Stop and drop the runs unlisted onto @gone; blkfloor_lock not held. */
+static void blkfloor_runs_release(struct list_head *gone)
+{
+	struct blkfloor_run *run, *tmp;
+
+	list_for_each_entry_safe(run, tmp, gone, node) {
+		list_del_init(&run->node);
+		blkfloor_run_stop(run);
+		blkfloor_run_put(run);
+	}
+}
+
+/*
+ * Unlist the oldest ended runs beyond keep_ended onto @gone; blkfloor_lock
+ * held.
+ */
+static void blkfloor_trim_ended(struct list_head *gone)
 {
 	struct blkfloor_run *run, *tmp;
 	unsigned int ended = 0;
@@ -196,7 +213,7 @@ static void blkfloor_trim_ended(void)
 			break;
 		if (!blkfloor_run_ended(run))
 			continue;
-		blkfloor_run_remove(run);
+		blkfloor_run_unlist(run, gone);
 		ended--;
 	}
 }
@@ -211,6 +228,7 @@ static void blkfloor_trim_ended(void)
  */
 int blkfloor_run_add(struct blkfloor_run *run)
 {
+	LIST_HEAD(gone);
 	int ret;
 
 	mutex_lock(&blkfloor_lock);
@@ -222,7 +240,7 @@ int blkfloor_run_add(struct blkfloor_run *run)
 	 * Trim before the new run is listed: it must not count as one of
 	 * the ended runs kept, even if it ends before this returns.
 	 */
-	blkfloor_trim_ended();
+	blkfloor_trim_ended(&gone);
 	run->id = ++blkfloor_next_id;
 	ret = blkfloor_run_start(run);
 	if (ret)
@@ -233,6 +251,7 @@ int blkfloor_run_add(struct blkfloor_run *run)
 	spin_unlock(&blkfloor_list_lock);
 out_unlock:
 	mutex_unlock(&blkfloor_lock);
+	blkfloor_runs_release(&gone);
 	return ret;
 }
 
@@ -266,16 +285,22 @@ static struct notifier_block blkfloor_netlink_notifier = {
 	.notifier_call = blkfloor_netlink_notify,
 };
 
-/* Stop and free every run; no new one can start afterwards. */
+/*
+ * Stop and free every run; no new one can start afterwards. The runs are
+ * unlisted first: while they drain, a lookup finds no run instead of
+ * waiting for the drain.
+ */
 static void blkfloor_runs_destroy(void)
 {
-	struct blkfloor_run *run, *tmp;
+	LIST_HEAD(gone);
 
 	mutex_lock(&blkfloor_lock);
 	blkfloor_unloading = true;
-	list_for_each_entry_safe(run, tmp, &blkfloor_runs, node)
-		blkfloor_run_remove(run);
+	spin_lock(&blkfloor_list_lock);
+	list_splice_init(&blkfloor_runs, &gone);
+	spin_unlock(&blkfloor_list_lock);
 	mutex_unlock(&blkfloor_lock);
+	blkfloor_runs_release(&gone);
 }
 
 static int __init blkfloor_init(void)

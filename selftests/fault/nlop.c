@@ -604,8 +604,9 @@ int main(int argc, char **argv)
 		id = strtoul(argv[2], NULL, 0);
 		put_attr(buf, &len, BLKFLOOR_A_RUN_ID, &id, 4);
 		if (argc == 4) {
-			id = strtoul(argv[3], NULL, 0);
-			put_attr(buf, &len, BLKFLOOR_A_FROM_INDEX, &id, 4);
+			uint64_t from = strtoull(argv[3], NULL, 0);
+
+			put_attr(buf, &len, BLKFLOOR_A_FROM_INDEX, &from, 8);
 		}
 	} else {
 		return usage();
