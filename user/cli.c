@@ -58,6 +58,8 @@ void bf_req_base(struct bf_run_req *req, const struct bf_opts *o,
 	req->data = o->data;
 	req->seed = (o->set & BF_OPT(SEED)) ? o->seed : bf_random_seed();
 	req->err_limit = o->err_limit;
+	req->err_log = (o->set & BF_OPT(ERR_LOG)) ? o->err_log :
+		       BLKFLOOR_ERR_LOG_DEFAULT;
 	req->ring = o->ring;
 	req->interval_ns = o->interval_ns;
 	req->temp_file = o->temp_file;

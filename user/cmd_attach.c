@@ -56,7 +56,8 @@ static int do_attach(int argc, char **argv)
 	struct bf_progress p;
 	struct bf_tracer t;
 	uint64_t bytes, ns;
-	uint32_t id, from = 0;
+	uint64_t from = 0;
+	uint32_t id;
 	struct bf_ctx c;
 	char err[160];
 	int ret;
@@ -79,8 +80,9 @@ static int do_attach(int argc, char **argv)
 	bf_result_init(&res);
 	res.keep_iv = false;
 	if (!o.quiet && !o.json)
-		fprintf(stderr, "attach: run %u on %s, %s, from interval %u%s\n",
-			id, ri.dev, bf_state_name(ri.state), from,
+		fprintf(stderr, "attach: run %u on %s, %s, from interval %llu%s\n",
+			id, ri.dev, bf_state_name(ri.state),
+			(unsigned long long)from,
 			o.trace ? " (appending to the trace)" : "");
 	ret = bf_run_follow(&c.nl, id, from, true, &p, &res, c.trace);
 	if (ret) {

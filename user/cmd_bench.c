@@ -137,6 +137,14 @@ static int do_sweep(int argc, char **argv)
 
 		if (c.caps.size < bs)
 			break;
+		if (bf_data_per_slot(o.op, o.data) &&
+		    (uint64_t)o.qd * bs > BLKFLOOR_VERIFY_MEM_MAX) {
+			fprintf(stderr, "blkfloor: bench sweep: stops before %s: %u slots of %s data buffers are more than %u MiB (--data shared goes further)\n",
+				bf_fmt_bs(l, sizeof(l), bs), o.qd,
+				bf_fmt_bs(a, sizeof(a), bs),
+				BLKFLOOR_VERIFY_MEM_MAX >> 20);
+			break;
+		}
 		point_req(&req, &o, &c);
 		req.op = o.op;
 		req.pattern = o.pattern;

@@ -138,7 +138,7 @@ struct mon_run {
 	uint32_t id;
 	bool used;
 	bool sampled;		/* last is the index of the last sample */
-	uint32_t last;
+	uint64_t last;
 	uint64_t start_real_ns;
 	struct bf_pathmon pm;
 };
@@ -327,8 +327,9 @@ static int mon_cb(const struct bf_nl_msg *m, void *arg)
 				mon_path_json(&j, &path);
 			bf_json_obj_close(&j);
 		} else {
-			printf("run %u  #%u  %.3f-%.3f s  %s  %llu IOs  %llu errors  p99 %s  total %s",
-			       id, iv.index, iv.start_ns / 1e9, iv.end_ns / 1e9,
+			printf("run %u  #%llu  %.3f-%.3f s  %s  %llu IOs  %llu errors  p99 %s  total %s",
+			       id, (unsigned long long)iv.index,
+			       iv.start_ns / 1e9, iv.end_ns / 1e9,
 			       bf_fmt_rate(a, sizeof(a),
 					   dt > 0 ? iv.bytes / dt : 0),
 			       (unsigned long long)iv.ios,

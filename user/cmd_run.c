@@ -132,13 +132,16 @@ BLKFLOOR_COMMAND(run, "DEV [options]", do_run,
 	"  --loops N         passes over the region\n"
 	"  --rate RATE       cap: 50MB/s, 1GiB/s or 1000iops\n"
 	"  --interval DUR    statistics interval (default 1s, at least 1ms)\n"
-	"  --data MODE       random (default), zero, verify (writes headers and\n"
-	"                    crc32c; a verify read with the same --seed checks them)\n"
+	"  --data MODE       random (default: every block unique), zero, verify\n"
+	"                    (headers and crc32c; a verify read with the same\n"
+	"                    --seed checks them), shared (one buffer: dedups)\n"
 	"  --seed N          seed for offsets and data (default: random)\n"
 	"  --fua, --preflush REQ_FUA / REQ_PREFLUSH on every write\n"
 	"  --no-merge        REQ_NOMERGE: the block layer merges no request\n"
 	"  --failfast        REQ_FAILFAST_DEV|TRANSPORT: errors are not retried\n"
 	"  --err-limit N     errors tolerated before the run fails (default 0)\n"
+	"  --err-log N       failed I/Os logged with LBA, op, status and time,\n"
+	"                    the first N (0..256, default 16); later ones counted\n"
 	"  --ring N          closed intervals the kernel keeps (8..65536)\n"
 	"  --no-own          keep running if this command dies (then\n"
 	"                    blkfloor attach ID follows it again)\n"
@@ -460,8 +463,9 @@ static int do_burst(int argc, char **argv)
 	"  --offset SIZE     start of the region (default 0)\n" \
 	"  --rate RATE       cap: 50MB/s or 1000iops\n" \
 	"  --interval DUR    statistics interval (default 1s)\n" \
-	"  --data MODE       random (default), zero, verify; --seed N\n" \
-	"  --fua, --preflush, --no-merge, --failfast, --err-limit N, --ring N\n" \
+	"  --data MODE       random (default), zero, verify, shared; --seed N\n" \
+	"  --fua, --preflush, --no-merge, --failfast, --err-limit N, --err-log N,\n" \
+	"  --ring N\n" \
 	"  --trace FILE      record every interval as it arrives; checked\n" \
 	"                    before the run (a new file, with room); --force\n" \
 	"                    overwrites an existing one\n" \

@@ -45,22 +45,25 @@ static struct nla_policy top_policy[BLKFLOOR_A_MAX + 1] = {
 	[BLKFLOOR_A_BYTES]		= { .type = NLA_U64 },
 	[BLKFLOOR_A_IOS]		= { .type = NLA_U64 },
 	[BLKFLOOR_A_ERRORS]		= { .type = NLA_U64 },
-	[BLKFLOOR_A_INTERVALS]		= { .type = NLA_U32 },
-	[BLKFLOOR_A_DROPPED]		= { .type = NLA_U32 },
+	[BLKFLOOR_A_INTERVALS]		= { .type = NLA_U64 },
+	[BLKFLOOR_A_DROPPED]		= { .type = NLA_U64 },
 	[BLKFLOOR_A_MISMATCHES]		= { .type = NLA_U64 },
 	[BLKFLOOR_A_MISMATCH_LBA]	= { .type = NLA_U64 },
 	[BLKFLOOR_A_DEV_SIZE]		= { .type = NLA_U64 },
 	[BLKFLOOR_A_DEV_LBS]		= { .type = NLA_U32 },
 	[BLKFLOOR_A_MAX_IO_BYTES]	= { .type = NLA_U32 },
 	[BLKFLOOR_A_INTERVAL]		= { .type = NLA_NESTED },
-	[BLKFLOOR_A_FROM_INDEX]		= { .type = NLA_U32 },
+	[BLKFLOOR_A_FROM_INDEX]		= { .type = NLA_U64 },
 	[BLKFLOOR_A_CAPS]		= { .type = NLA_NESTED },
 	[BLKFLOOR_A_VERSION]		= { .type = NLA_STRING },
 	[BLKFLOOR_A_OWNER_PORTID]	= { .type = NLA_U32 },
+	[BLKFLOOR_A_ERR_LOG]		= { .type = NLA_U32 },
+	[BLKFLOOR_A_ERR_LOG_DROPPED]	= { .type = NLA_U64 },
+	[BLKFLOOR_A_ERROR]		= { .type = NLA_NESTED },
 };
 
 static struct nla_policy iv_policy[BLKFLOOR_IV_A_MAX + 1] = {
-	[BLKFLOOR_IV_A_INDEX]		= { .type = NLA_U32 },
+	[BLKFLOOR_IV_A_INDEX]		= { .type = NLA_U64 },
 	[BLKFLOOR_IV_A_START_NS]	= { .type = NLA_U64 },
 	[BLKFLOOR_IV_A_END_NS]		= { .type = NLA_U64 },
 	[BLKFLOOR_IV_A_BYTES]		= { .type = NLA_U64 },
@@ -78,6 +81,17 @@ static struct nla_policy iv_policy[BLKFLOOR_IV_A_MAX + 1] = {
 static struct nla_policy hist_policy[BLKFLOOR_HIST_A_MAX + 1] = {
 	[BLKFLOOR_HIST_A_INDEX]		= { .type = NLA_U32 },
 	[BLKFLOOR_HIST_A_COUNT]		= { .type = NLA_U64 },
+};
+
+static struct nla_policy err_policy[BLKFLOOR_ERR_A_MAX + 1] = {
+	[BLKFLOOR_ERR_A_INDEX]		= { .type = NLA_U32 },
+	[BLKFLOOR_ERR_A_SECTOR]		= { .type = NLA_U64 },
+	[BLKFLOOR_ERR_A_BYTES]		= { .type = NLA_U32 },
+	[BLKFLOOR_ERR_A_OP]		= { .type = NLA_U32 },
+	[BLKFLOOR_ERR_A_ERRNO]		= { .type = NLA_U32 },
+	[BLKFLOOR_ERR_A_CLASS]		= { .type = NLA_U32 },
+	[BLKFLOOR_ERR_A_TIME_NS]	= { .type = NLA_U64 },
+	[BLKFLOOR_ERR_A_LAT_NS]		= { .type = NLA_U64 },
 };
 
 static struct nla_policy caps_policy[BLKFLOOR_CAPS_A_MAX + 1] = {
@@ -139,6 +153,14 @@ int bf_nl_parse_caps(const struct nlattr *nest, struct nlattr **tb)
 {
 	int ret = nla_parse_nested(tb, BLKFLOOR_CAPS_A_MAX,
 				   (struct nlattr *)nest, caps_policy);
+
+	return ret < 0 ? -EINVAL : 0;
+}
+
+int bf_nl_parse_err(const struct nlattr *nest, struct nlattr **tb)
+{
+	int ret = nla_parse_nested(tb, BLKFLOOR_ERR_A_MAX,
+				   (struct nlattr *)nest, err_policy);
 
 	return ret < 0 ? -EINVAL : 0;
 }

@@ -76,6 +76,9 @@ int bf_nl_parse_iv(const struct nlattr *nest,
 		   struct nlattr **tb /* [BLKFLOOR_IV_A_MAX + 1] */);
 int bf_nl_parse_caps(const struct nlattr *nest,
 		     struct nlattr **tb /* [BLKFLOOR_CAPS_A_MAX + 1] */);
+/* One BLKFLOOR_A_ERROR nest (an entry of a run's error log). */
+int bf_nl_parse_err(const struct nlattr *nest,
+		    struct nlattr **tb /* [BLKFLOOR_ERR_A_MAX + 1] */);
 
 /* Attribute getters with a default when absent. */
 uint64_t bf_nla_u64(const struct nlattr *a, uint64_t def);

@@ -47,6 +47,7 @@ static const struct optdef optdefs[] = {
 	{ "own", BF_O_OWN, false },
 	{ "force", BF_O_FORCE, false },
 	{ "temp-file", BF_O_TEMP_FILE, true },
+	{ "err-log", BF_O_ERR_LOG, true },
 };
 
 static const struct {
@@ -100,6 +101,16 @@ const char *bf_op_name(uint8_t op)
 	return op < __BLKFLOOR_OP_MAX ? n[op] : "unknown";
 }
 
+const char *bf_err_class_name(unsigned int class)
+{
+	static const char *const n[__BLKFLOOR_ERR_MAX] = {
+		"io", "timeout", "notsupp", "medium", "transport", "nospc",
+		"resource", "protection", "offline",
+	};
+
+	return class < __BLKFLOOR_ERR_MAX ? n[class] : "unknown";
+}
+
 char *bf_flags_str(char *buf, size_t len, uint32_t flags)
 {
 	static const struct {
@@ -149,9 +160,35 @@ const char *bf_pattern_name(uint8_t p)
 
 const char *bf_data_name(uint8_t d)
 {
-	static const char *const n[] = { "random", "zero", "verify" };
+	static const char *const n[] = { "random", "zero", "verify", "shared" };
 
 	return d < __BLKFLOOR_DATA_MAX ? n[d] : "unknown";
+}
+
+const char *bf_data_desc(uint8_t op, uint8_t d)
+{
+	if (op != BLKFLOOR_OP_WRITE)
+		return d == BLKFLOOR_DATA_VERIFY ?
+		       "verify (every block's header and crc32c checked)" :
+		       "none written";
+	switch (d) {
+	case BLKFLOOR_DATA_RANDOM:
+		return "random, every 4 KiB unique per LBA and pass";
+	case BLKFLOOR_DATA_ZERO:
+		return "zeroes";
+	case BLKFLOOR_DATA_VERIFY:
+		return "verify (header and crc32c in every block)";
+	case BLKFLOOR_DATA_SHARED:
+		return "shared (one random bs-sized buffer in every write: deduplicates)";
+	}
+	return "unknown";
+}
+
+bool bf_data_per_slot(uint8_t op, uint8_t data)
+{
+	if (data == BLKFLOOR_DATA_VERIFY)
+		return op == BLKFLOOR_OP_READ || op == BLKFLOOR_OP_WRITE;
+	return op == BLKFLOOR_OP_WRITE && data == BLKFLOOR_DATA_RANDOM;
 }
 
 const char *bf_state_name(uint8_t s)
@@ -274,9 +311,11 @@ static int apply(struct bf_opts *o, const struct optdef *d, const char *v,
 			o->data = BLKFLOOR_DATA_ZERO;
 		else if (!strcmp(v, "verify"))
 			o->data = BLKFLOOR_DATA_VERIFY;
+		else if (!strcmp(v, "shared"))
+			o->data = BLKFLOOR_DATA_SHARED;
 		else
 			return bad(err, len, d->name, v,
-				   "expected random, zero or verify");
+				   "expected random, zero, verify or shared");
 		break;
 	case BF_O_SEED:
 		if (bf_parse_uint(v, UINT64_MAX, &o->seed))
@@ -285,6 +324,9 @@ static int apply(struct bf_opts *o, const struct optdef *d, const char *v,
 	case BF_O_ERR_LIMIT:
 		return set_u32(d->name, v, 0, UINT32_MAX, &o->err_limit, err,
 			       len);
+	case BF_O_ERR_LOG:
+		return set_u32(d->name, v, 0, BLKFLOOR_ERR_LOG_MAX, &o->err_log,
+			       err, len);
 	case BF_O_RING:
 		return set_u32(d->name, v, BLKFLOOR_RING_MIN, BLKFLOOR_RING_MAX,
 			       &o->ring, err, len);

@@ -17,6 +17,7 @@ enum bf_optid {
 	BF_O_JSON, BF_O_QUIET, BF_O_YES, BF_O_PERCENT, BF_O_MIN,
 	BF_O_FORMAT, BF_O_OUTPUT,
 	BF_O_OWN, BF_O_FORCE, BF_O_TEMP_FILE, BF_O_NO_MERGE, BF_O_FAILFAST,
+	BF_O_ERR_LOG,
 	BF_O_NR,
 };
 
@@ -27,7 +28,8 @@ enum bf_optid {
 			 BF_OPT(TRACE) | BF_OPT(JSON) | BF_OPT(QUIET) | \
 			 BF_OPT(YES) | BF_OPT(FUA) | BF_OPT(PREFLUSH) | \
 			 BF_OPT(NO_MERGE) | BF_OPT(FAILFAST) | \
-			 BF_OPT(ERR_LIMIT) | BF_OPT(SEED) | BF_OPT(DATA))
+			 BF_OPT(ERR_LIMIT) | BF_OPT(SEED) | BF_OPT(DATA) | \
+			 BF_OPT(ERR_LOG))
 
 #define BF_MAX_POS 64
 
@@ -53,6 +55,7 @@ struct bf_opts {
 	bool no_merge;			/* REQ_NOMERGE */
 	bool failfast;			/* REQ_FAILFAST_DEV | _TRANSPORT */
 	uint32_t err_limit;
+	uint32_t err_log;		/* error log entries (when set) */
 	uint32_t ring;
 	bool no_own;			/* --no-own; --own clears it */
 	const char *trace;
@@ -80,8 +83,18 @@ int bf_opts_parse(struct bf_opts *o, int argc, char **argv, uint32_t allowed,
 int bf_parse_rw(const char *s, uint8_t *op, uint8_t *pattern);
 const char *bf_rw_name(uint8_t op, uint8_t pattern);
 const char *bf_op_name(uint8_t op);
+/* enum blkfloor_err_class: "io", "timeout", ... ("unknown" past the end) */
+const char *bf_err_class_name(unsigned int class);
 const char *bf_pattern_name(uint8_t pattern);
 const char *bf_data_name(uint8_t data);
+/* What a run with @op and @data writes, in words. */
+const char *bf_data_desc(uint8_t op, uint8_t data);
+/*
+ * Whether a run with @op and @data has a buffer per slot (verify runs,
+ * random-data writes), whose qd * bs the kernel bounds by
+ * BLKFLOOR_VERIFY_MEM_MAX.
+ */
+bool bf_data_per_slot(uint8_t op, uint8_t data);
 const char *bf_state_name(uint8_t state);
 bool bf_op_destructive(uint8_t op);
 /*

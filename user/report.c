@@ -14,11 +14,6 @@
 #include "trace.h"
 #include "units.h"
 
-static const char *const err_names[__BLKFLOOR_ERR_MAX] = {
-	"io", "timeout", "notsupp", "medium", "transport", "nospc",
-	"resource", "protection", "offline",
-};
-
 double bf_run_bps(const struct bf_run_info *ri)
 {
 	return ri->elapsed_ns ? ri->bytes / (ri->elapsed_ns / 1e9) : 0;
@@ -45,6 +40,31 @@ void bf_run_lat(const struct bf_run_result *res, struct bf_lat *l)
 	l->p50 = clampd(bf_hist_percentile(&res->hist, 50), l->min, l->max);
 	l->p99 = clampd(bf_hist_percentile(&res->hist, 99), l->min, l->max);
 	l->p999 = clampd(bf_hist_percentile(&res->hist, 99.9), l->min, l->max);
+}
+
+/* The error log: the first failed I/Os, then how many were not logged. */
+static void print_err_log(FILE *f, const struct bf_run_result *res)
+{
+	const struct bf_run_info *ri = &res->info;
+	char lat[BF_FMT_LEN];
+	size_t i;
+
+	if (!res->nerrlog && !ri->err_log_dropped)
+		return;
+	fprintf(f, "  error log: first %zu failed I/Os", res->nerrlog);
+	if (ri->err_log_dropped)
+		fprintf(f, ", %llu more not logged (--err-log %u)",
+			(unsigned long long)ri->err_log_dropped, ri->err_log);
+	fputc('\n', f);
+	for (i = 0; i < res->nerrlog; i++) {
+		const struct bf_err_entry *e = &res->errlog[i];
+
+		fprintf(f, "    %.6f s  %s LBA %llu, %u bytes: %s (%d, %s) after %s\n",
+			e->time_ns / 1e9, bf_op_name(e->op),
+			(unsigned long long)e->sector, e->bytes,
+			strerror(-e->err), e->err, bf_err_class_name(e->class),
+			bf_fmt_lat(lat, sizeof(lat), e->lat_ns));
+	}
 }
 
 void bf_run_print_summary(FILE *f, const struct bf_run_result *res)
@@ -81,16 +101,18 @@ void bf_run_print_summary(FILE *f, const struct bf_run_result *res)
 		bf_latency_scope(scope, sizeof(scope), ri->flags));
 	fprintf(f, "  options:   %s\n",
 		bf_flags_str(opts, sizeof(opts), ri->flags));
+	fprintf(f, "  data:      %s\n", bf_data_desc(ri->op, ri->data));
 	fprintf(f, "  errors:    %llu", (unsigned long long)ri->errors);
 	sep = " (";
 	for (i = 0; i < __BLKFLOOR_ERR_MAX; i++) {
 		if (!res->err_class[i])
 			continue;
-		fprintf(f, "%s%s %llu", sep, err_names[i],
+		fprintf(f, "%s%s %llu", sep, bf_err_class_name(i),
 			(unsigned long long)res->err_class[i]);
 		sep = ", ";
 	}
 	fputs(*sep == ',' ? ")\n" : "\n", f);
+	print_err_log(f, res);
 	if (ri->data == BLKFLOOR_DATA_VERIFY || ri->mismatches) {
 		fprintf(f, "  verify:    %llu mismatching blocks",
 			(unsigned long long)ri->mismatches);
@@ -99,10 +121,10 @@ void bf_run_print_summary(FILE *f, const struct bf_run_result *res)
 				(unsigned long long)ri->mismatch_lba[i]);
 		fputc('\n', f);
 	}
-	fprintf(f, "  intervals: %u", ri->intervals);
+	fprintf(f, "  intervals: %llu", (unsigned long long)ri->intervals);
 	if (bf_result_missing(res))
-		fprintf(f, " (%u lost: overwritten in the kernel's ring before they were read)",
-			bf_result_missing(res));
+		fprintf(f, " (%llu lost: overwritten in the kernel's ring before they were read)",
+			(unsigned long long)bf_result_missing(res));
 	fputc('\n', f);
 }
 
@@ -121,6 +143,7 @@ void bf_run_json_summary(struct bf_json *j, const struct bf_run_result *res)
 	bf_json_u64(j, "qd", ri->qd);
 	bf_json_str(j, "options", bf_flags_str(opts, sizeof(opts), ri->flags));
 	bf_json_bool(j, "merging", !(ri->flags & BLKFLOOR_F_NOMERGE));
+	bf_json_str(j, "data", bf_data_name(ri->data));
 	bf_json_bool(j, "scsi_retries", !(ri->flags & BLKFLOOR_F_FAILFAST));
 	bf_json_str(j, "state", bf_state_name(ri->state));
 	bf_json_i64(j, "errno", ri->err);
@@ -142,8 +165,25 @@ void bf_run_json_summary(struct bf_json *j, const struct bf_run_result *res)
 	bf_json_obj_open(j, "errors");
 	bf_json_u64(j, "total", ri->errors);
 	for (i = 0; i < __BLKFLOOR_ERR_MAX; i++)
-		bf_json_u64(j, err_names[i], res->err_class[i]);
+		bf_json_u64(j, bf_err_class_name(i), res->err_class[i]);
 	bf_json_obj_close(j);
+	bf_json_arr_open(j, "error_log");
+	for (i = 0; i < res->nerrlog; i++) {
+		const struct bf_err_entry *e = &res->errlog[i];
+
+		bf_json_obj_open(j, NULL);
+		bf_json_double(j, "time_s", e->time_ns / 1e9);
+		bf_json_str(j, "op", bf_op_name(e->op));
+		bf_json_u64(j, "lba", e->sector);
+		bf_json_u64(j, "bytes", e->bytes);
+		bf_json_i64(j, "errno", e->err);
+		bf_json_str(j, "class", bf_err_class_name(e->class));
+		bf_json_double(j, "latency_us", e->lat_ns / 1e3);
+		bf_json_obj_close(j);
+	}
+	bf_json_arr_close(j);
+	bf_json_u64(j, "error_log_dropped", ri->err_log_dropped);
+	bf_json_u64(j, "error_log_size", ri->err_log);
 	bf_json_u64(j, "mismatches", ri->mismatches);
 	bf_json_arr_open(j, "mismatch_lbas");
 	for (i = 0; i < ri->nmis; i++)
@@ -256,13 +296,17 @@ int bf_run_write_trace(const char *path, struct bf_nl *nl,
 		/* intervals never received: a gap, not a join */
 		while (j + 1 < res->niv && !res->iv[j + 1].have)
 			j++;
-		bf_trace_fmt_gap(line, sizeof(line), (uint32_t)i, (uint32_t)j);
+		bf_trace_fmt_gap(line, sizeof(line), i, j);
 		fputs(line, f);
 		i = j;
 	}
 	if (ri->intervals > res->niv) {
-		bf_trace_fmt_gap(line, sizeof(line), (uint32_t)res->niv,
+		bf_trace_fmt_gap(line, sizeof(line), res->niv,
 				 ri->intervals - 1);
+		fputs(line, f);
+	}
+	for (i = 0; i < res->nerrlog; i++) {
+		bf_trace_fmt_error(line, sizeof(line), &res->errlog[i]);
 		fputs(line, f);
 	}
 	bf_trace_write_end(f, bf_state_name(ri->state), ri->err,

@@ -22,7 +22,7 @@
 struct bf_run_req {
 	const char *dev;
 	uint8_t op, pattern, data;
-	uint32_t bs, qd, loops, ring, flags, err_limit;
+	uint32_t bs, qd, loops, ring, flags, err_limit, err_log;
 	uint64_t seed, offset, length, max_bytes, max_time_ns;
 	uint64_t rate_bps, rate_iops, interval_ns;
 	const char *temp_file;	/* read instead of the hwmon sensor */
@@ -31,7 +31,7 @@ struct bf_run_req {
 /* One closed interval; latencies in ns. */
 struct bf_iv {
 	bool have;
-	uint32_t index;
+	uint64_t index;
 	uint64_t start_ns, end_ns, bytes, ios, errors, bytes_total;
 	uint64_t err[__BLKFLOOR_ERR_MAX];
 	uint64_t lat_min, lat_max, lat_sum;
@@ -48,12 +48,26 @@ struct bf_run_info {
 	char dev[BLKFLOOR_PATH_MAX + 1];
 	uint8_t op, pattern, data, state;
 	int32_t err;
-	uint32_t bs, qd, flags, intervals, dropped, owner;
+	uint32_t bs, qd, flags, owner;
+	uint64_t intervals, dropped;
 	uint64_t seed, offset, length, max_bytes, max_time_ns, interval_ns;
 	uint64_t rate_bps, rate_iops;
 	uint64_t start_time_ns, elapsed_ns, bytes, ios, errors, mismatches;
 	uint64_t mismatch_lba[BLKFLOOR_MISMATCH_LBAS];
 	unsigned int nmis;
+	uint32_t err_log;		/* error log entries asked for */
+	uint64_t err_log_dropped;	/* failures not logged */
+};
+
+/* One failed I/O of a run's error log (ERROR_GET). */
+struct bf_err_entry {
+	uint32_t index;
+	uint8_t op;
+	uint8_t class;		/* enum blkfloor_err_class */
+	int32_t err;		/* negative errno */
+	uint32_t bytes;
+	uint64_t sector;	/* 512-byte LBA */
+	uint64_t time_ns, lat_ns;
 };
 
 /*
@@ -69,14 +83,16 @@ struct bf_run_result {
 	struct bf_iv *iv;	/* indexed by interval index */
 	size_t niv;		/* highest index + 1 */
 	size_t cap;
-	uint32_t first;		/* first index this command asked for */
-	uint32_t next;		/* first index not yet received or lost */
+	uint64_t first;		/* first index this command asked for */
+	uint64_t next;		/* first index not yet received or lost */
 	uint64_t received;	/* intervals received */
 	uint64_t lost;		/* intervals the ring no longer held */
 	struct bf_hist hist;	/* sum over received intervals */
 	uint64_t err_class[__BLKFLOOR_ERR_MAX];
 	uint64_t lat_ios, lat_sum, lat_min, lat_max;	/* ns */
 	double peak_bps;	/* best interval */
+	struct bf_err_entry *errlog;	/* the run's error log, once ended */
+	size_t nerrlog;
 	bool interrupted;	/* SIGINT/SIGTERM stopped it */
 	bool detached;		/* attach: left a run that goes on */
 	bool ended;
@@ -123,6 +139,12 @@ int bf_run_info_parse(const struct bf_nl_msg *m, struct bf_run_info *ri);
 int bf_iv_parse(const struct nlattr *nest, struct bf_iv *iv,
 		struct bf_hist *scratch);
 int bf_caps_get(struct bf_nl *nl, const char *dev, struct bf_caps *c);
+/*
+ * ERROR_GET: run @id's error log into res->errlog (replacing what was
+ * there). 0 or a negative errno.
+ */
+int bf_err_log_get(struct bf_nl *nl, uint32_t id, struct bf_run_result *res);
+int bf_err_entry_parse(const struct nlattr *nest, struct bf_err_entry *e);
 
 /*
  * Add interval @iv, which must be res->next (the engine orders them):
@@ -134,7 +156,7 @@ int bf_result_add_iv(struct bf_run_result *res, const struct bf_iv *iv,
 void bf_result_init(struct bf_run_result *res);
 void bf_result_free(struct bf_run_result *res);
 /* Intervals the kernel closed (from res->first on) that we do not have. */
-uint32_t bf_result_missing(const struct bf_run_result *res);
+uint64_t bf_result_missing(const struct bf_run_result *res);
 
 struct bf_tracer;
 
@@ -157,7 +179,7 @@ int bf_run_exec(struct bf_nl *nl, const struct bf_run_req *req,
  * (res->detached) and leave the run alone. Returns 0 when the run ended
  * or was left, or a negative errno (message printed).
  */
-int bf_run_follow(struct bf_nl *nl, uint32_t id, uint32_t from, bool stream,
+int bf_run_follow(struct bf_nl *nl, uint32_t id, uint64_t from, bool stream,
 		  struct bf_progress *p, struct bf_run_result *res,
 		  struct bf_tracer *t);
 

@@ -33,6 +33,9 @@ void bf_result_free(struct bf_run_result *res)
 	free(res->iv);
 	res->iv = NULL;
 	res->niv = res->cap = 0;
+	free(res->errlog);
+	res->errlog = NULL;
+	res->nerrlog = 0;
 }
 
 static int keep_iv(struct bf_run_result *res, const struct bf_iv *iv)
@@ -84,13 +87,13 @@ int bf_result_add_iv(struct bf_run_result *res, const struct bf_iv *iv,
 	return 0;
 }
 
-uint32_t bf_result_missing(const struct bf_run_result *res)
+uint64_t bf_result_missing(const struct bf_run_result *res)
 {
 	uint64_t m = res->lost;
 
 	if (res->info.intervals > res->next)
 		m += res->info.intervals - res->next;
-	return m > UINT32_MAX ? UINT32_MAX : (uint32_t)m;
+	return m;
 }
 
 int bf_run_info_parse(const struct bf_nl_msg *m, struct bf_run_info *ri)
@@ -115,8 +118,8 @@ int bf_run_info_parse(const struct bf_nl_msg *m, struct bf_run_info *ri)
 	ri->bs = bf_nla_u32(tb[BLKFLOOR_A_BS], 0);
 	ri->qd = bf_nla_u32(tb[BLKFLOOR_A_QD], 0);
 	ri->flags = bf_nla_u32(tb[BLKFLOOR_A_FLAGS], 0);
-	ri->intervals = bf_nla_u32(tb[BLKFLOOR_A_INTERVALS], 0);
-	ri->dropped = bf_nla_u32(tb[BLKFLOOR_A_DROPPED], 0);
+	ri->intervals = bf_nla_u64(tb[BLKFLOOR_A_INTERVALS], 0);
+	ri->dropped = bf_nla_u64(tb[BLKFLOOR_A_DROPPED], 0);
 	ri->owner = bf_nla_u32(tb[BLKFLOOR_A_OWNER_PORTID], 0);
 	ri->seed = bf_nla_u64(tb[BLKFLOOR_A_SEED], 0);
 	ri->offset = bf_nla_u64(tb[BLKFLOOR_A_OFFSET], 0);
@@ -132,6 +135,8 @@ int bf_run_info_parse(const struct bf_nl_msg *m, struct bf_run_info *ri)
 	ri->ios = bf_nla_u64(tb[BLKFLOOR_A_IOS], 0);
 	ri->errors = bf_nla_u64(tb[BLKFLOOR_A_ERRORS], 0);
 	ri->mismatches = bf_nla_u64(tb[BLKFLOOR_A_MISMATCHES], 0);
+	ri->err_log = bf_nla_u32(tb[BLKFLOOR_A_ERR_LOG], 0);
+	ri->err_log_dropped = bf_nla_u64(tb[BLKFLOOR_A_ERR_LOG_DROPPED], 0);
 	/* MISMATCH_LBA repeats: walk the raw attribute stream */
 	if (m->attrs) {
 		nla_for_each_attr(a, m->attrs, m->attrlen, rem) {
@@ -164,7 +169,7 @@ int bf_iv_parse(const struct nlattr *nest, struct bf_iv *iv,
 	memset(iv, 0, sizeof(*iv));
 	if (bf_nl_parse_iv(nest, tb) || !tb[BLKFLOOR_IV_A_INDEX])
 		return -EPROTO;
-	iv->index = nla_get_u32(tb[BLKFLOOR_IV_A_INDEX]);
+	iv->index = nla_get_u64(tb[BLKFLOOR_IV_A_INDEX]);
 	iv->start_ns = bf_nla_u64(tb[BLKFLOOR_IV_A_START_NS], 0);
 	iv->end_ns = bf_nla_u64(tb[BLKFLOOR_IV_A_END_NS], 0);
 	iv->bytes = bf_nla_u64(tb[BLKFLOOR_IV_A_BYTES], 0);
@@ -204,6 +209,72 @@ int bf_iv_parse(const struct nlattr *nest, struct bf_iv *iv,
 		iv->p999 = clamp(bf_hist_percentile(h, 99.9), iv->lat_min,
 				 iv->lat_max);
 	}
+	return 0;
+}
+
+int bf_err_entry_parse(const struct nlattr *nest, struct bf_err_entry *e)
+{
+	struct nlattr *tb[BLKFLOOR_ERR_A_MAX + 1];
+
+	memset(e, 0, sizeof(*e));
+	if (bf_nl_parse_err(nest, tb) || !tb[BLKFLOOR_ERR_A_SECTOR] ||
+	    !tb[BLKFLOOR_ERR_A_ERRNO])
+		return -EPROTO;
+	e->index = bf_nla_u32(tb[BLKFLOOR_ERR_A_INDEX], 0);
+	e->sector = nla_get_u64(tb[BLKFLOOR_ERR_A_SECTOR]);
+	e->bytes = bf_nla_u32(tb[BLKFLOOR_ERR_A_BYTES], 0);
+	e->op = bf_nla_u32(tb[BLKFLOOR_ERR_A_OP], 0);
+	e->err = (int32_t)nla_get_u32(tb[BLKFLOOR_ERR_A_ERRNO]);
+	e->class = bf_nla_u32(tb[BLKFLOOR_ERR_A_CLASS], BLKFLOOR_ERR_IO);
+	e->time_ns = bf_nla_u64(tb[BLKFLOOR_ERR_A_TIME_NS], 0);
+	e->lat_ns = bf_nla_u64(tb[BLKFLOOR_ERR_A_LAT_NS], 0);
+	return 0;
+}
+
+struct err_log_arg {
+	struct bf_err_entry *v;
+	size_t n, cap;
+};
+
+static int err_log_cb(const struct bf_nl_msg *m, void *arg)
+{
+	struct err_log_arg *a = arg;
+	struct bf_err_entry e;
+
+	if (!m->tb[BLKFLOOR_A_ERROR] ||
+	    bf_err_entry_parse(m->tb[BLKFLOOR_A_ERROR], &e))
+		return -EPROTO;
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 16;
+		struct bf_err_entry *v = realloc(a->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		a->v = v;
+		a->cap = cap;
+	}
+	a->v[a->n++] = e;
+	return 0;
+}
+
+int bf_err_log_get(struct bf_nl *nl, uint32_t id, struct bf_run_result *res)
+{
+	struct nl_msg *msg = bf_nl_msg(nl, BLKFLOOR_CMD_ERROR_GET, true);
+	struct err_log_arg a = { 0 };
+	int ret;
+
+	if (!msg || nla_put_u32(msg, BLKFLOOR_A_RUN_ID, id) < 0) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	ret = bf_nl_request(nl, msg, err_log_cb, &a);
+	if (ret) {
+		free(a.v);
+		return ret;
+	}
+	free(res->errlog);
+	res->errlog = a.v;
+	res->nerrlog = a.n;
 	return 0;
 }
 
@@ -340,6 +411,7 @@ static int put_req(struct nl_msg *msg, const struct bf_run_req *r, int fd)
 		ret |= nla_put_u32(msg, BLKFLOOR_A_RING, r->ring);
 	if (r->err_limit)
 		ret |= nla_put_u32(msg, BLKFLOOR_A_ERR_LIMIT, r->err_limit);
+	ret |= nla_put_u32(msg, BLKFLOOR_A_ERR_LOG, r->err_log);
 	return ret < 0 ? -EMSGSIZE : 0;
 }
 
@@ -357,7 +429,7 @@ struct exec {
 	struct bf_pathmon pm;	/* the device's path, followed live */
 	bool have_pm;
 	bool pm_sampled;	/* pm_index is the last interval sampled */
-	uint32_t pm_index;
+	uint64_t pm_index;
 };
 
 /*
@@ -413,7 +485,9 @@ static void path_event(void *arg, enum bf_event_kind kind, uint64_t mono_ns,
 		if (x->p->open_line)
 			fputc('\n', x->p->f);
 		x->p->open_line = false;
-		fprintf(x->p->f, "blkfloor: %.1f s into the run: %s: %.*s\n", t,
+		/* (an event just before the start, e.g. at open) */
+		fprintf(x->p->f, "blkfloor: %.1f s %s the run: %s: %.*s\n",
+			fabs(t), t < -0.05 ? "before" : "into",
 			bf_event_name(kind), len > 200 ? 200 : len, msg);
 	}
 }
@@ -526,7 +600,7 @@ static int fetch_missing(struct exec *x)
 	int ret;
 
 	if (!msg || nla_put_u32(msg, BLKFLOOR_A_RUN_ID, x->id) < 0 ||
-	    nla_put_u32(msg, BLKFLOOR_A_FROM_INDEX, x->res->next) < 0) {
+	    nla_put_u64(msg, BLKFLOOR_A_FROM_INDEX, x->res->next) < 0) {
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}
@@ -680,13 +754,24 @@ static int follow_loop(struct exec *x, struct watch *w, bool stop_on_signal)
 			bf_pathmon_events(&x->pm, path_event, x);
 		if (!res->ended && now_s() - last_poll >= 2) {
 			struct bf_run_info ri;
+			int err;
 
 			last_poll = now_s();
-			if (!bf_run_get(x->nl, x->id, &ri) &&
-			    ri.state != BLKFLOOR_STATE_RUNNING) {
+			err = bf_run_get(x->nl, x->id, &ri);
+			if (!err && ri.state != BLKFLOOR_STATE_RUNNING) {
 				/* the end notification was lost */
 				res->info = ri;
 				res->ended = true;
+			} else if (err == -ENOENT) {
+				/*
+				 * Gone, its end notification lost: the module
+				 * was unloaded (or the run trimmed). Waiting on
+				 * would be for ever.
+				 */
+				fprintf(stderr, "blkfloor: run %u no longer exists (module unloaded?): its end was not seen\n",
+					x->id);
+				ret = -ENOENT;
+				break;
 			}
 		}
 		if (stopping && now_s() > stop_deadline) {
@@ -708,9 +793,16 @@ static void follow_end(struct exec *x)
 	if (x->have_pm)
 		bf_pathmon_events(&x->pm, path_event, x);
 	if (res->ended) {
+		int ret = bf_err_log_get(x->nl, x->id, res);
+
+		if (ret)
+			fprintf(stderr, "blkfloor: run %u: cannot read its error log: %s\n",
+				x->id, strerror(-ret));
 		lose(x, res->info.intervals);
-		if (x->t)
-			bf_tracer_end(x->t, &res->info, (uint32_t)res->lost);
+		if (x->t) {
+			bf_tracer_errors(x->t, res);
+			bf_tracer_end(x->t, &res->info, res->lost);
+		}
 	}
 	if (x->p)
 		bf_progress_end(x->p);
@@ -796,7 +888,7 @@ out_free:
 	return ret;
 }
 
-int bf_run_follow(struct bf_nl *nl, uint32_t id, uint32_t from, bool stream,
+int bf_run_follow(struct bf_nl *nl, uint32_t id, uint64_t from, bool stream,
 		  struct bf_progress *p, struct bf_run_result *res,
 		  struct bf_tracer *t)
 {

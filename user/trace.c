@@ -2,6 +2,7 @@
 /*
  * Trace writing.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -139,8 +140,8 @@ size_t bf_trace_fmt_iv(char *buf, size_t len, const struct bf_iv *iv)
 	int n;
 
 	n = snprintf(buf, len,
-		     "%u,%.6f,%.6f,%llu,%llu,%llu,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%llu,",
-		     iv->index, start, end, (unsigned long long)iv->bytes,
+		     "%llu,%.6f,%.6f,%llu,%llu,%llu,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%llu,",
+		     (unsigned long long)iv->index, start, end, (unsigned long long)iv->bytes,
 		     (unsigned long long)iv->ios,
 		     (unsigned long long)iv->errors, mbps,
 		     any ? iv->lat_min / 1e3 : 0, mean / 1e3,
@@ -161,9 +162,10 @@ void bf_trace_write_iv(FILE *f, const struct bf_iv *iv)
 	fputs(line, f);
 }
 
-size_t bf_trace_fmt_gap(char *buf, size_t len, uint32_t first, uint32_t last)
+size_t bf_trace_fmt_gap(char *buf, size_t len, uint64_t first, uint64_t last)
 {
-	int n = snprintf(buf, len, "# gap: %u-%u\n", first, last);
+	int n = snprintf(buf, len, "# gap: %llu-%llu\n",
+			 (unsigned long long)first, (unsigned long long)last);
 
 	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
 }
@@ -185,16 +187,26 @@ size_t bf_trace_fmt_event(char *buf, size_t len, double t, const char *kind,
 	return (size_t)n < len ? (size_t)n : len - 1;
 }
 
-size_t bf_trace_fmt_end(char *buf, size_t len, const char *state, int err,
-			uint32_t dropped)
+size_t bf_trace_fmt_error(char *buf, size_t len, const struct bf_err_entry *e)
 {
-	int n = snprintf(buf, len, "# state: %s\n# errno: %d\n# dropped: %u\n",
-			 state, err, dropped);
+	int n = snprintf(buf, len, "# error: %.6f %s %llu %u %d %s %.3f\n",
+			 e->time_ns / 1e9, bf_op_name(e->op),
+			 (unsigned long long)e->sector, e->bytes, e->err,
+			 bf_err_class_name(e->class), e->lat_ns / 1e3);
 
 	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
 }
 
-void bf_trace_write_end(FILE *f, const char *state, int err, uint32_t dropped)
+size_t bf_trace_fmt_end(char *buf, size_t len, const char *state, int err,
+			uint64_t dropped)
+{
+	int n = snprintf(buf, len, "# state: %s\n# errno: %d\n# dropped: %llu\n",
+			 state, err, (unsigned long long)dropped);
+
+	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
+}
+
+void bf_trace_write_end(FILE *f, const char *state, int err, uint64_t dropped)
 {
 	char buf[BF_TRACE_LINE_MAX];
 
@@ -241,22 +253,22 @@ void bf_trace_scan_init(struct bf_trace_scan *s)
 /* "FIRST-LAST" of a gap line. */
 static void scan_gap(struct bf_trace_scan *s, const char *p)
 {
-	unsigned long a, b;
+	unsigned long long a, b;
 	char *e;
 
-	a = strtoul(p, &e, 10);
+	a = strtoull(p, &e, 10);
 	if (*e != '-')
 		return;
-	b = strtoul(e + 1, &e, 10);
-	if (b >= a && b - a < UINT32_MAX - s->gap_ivs)
-		s->gap_ivs += (uint32_t)(b - a + 1);
+	b = strtoull(e + 1, &e, 10);
+	if (b >= a && b - a < UINT64_MAX - s->gap_ivs)
+		s->gap_ivs += b - a + 1;
 }
 
 void bf_trace_scan_line(struct bf_trace_scan *s, const char *line, size_t len,
 			bool complete)
 {
 	char *end;
-	unsigned long v;
+	unsigned long long v;
 
 	if (!complete)
 		return;		/* cut by a killed writer: not part of it */
@@ -287,11 +299,11 @@ void bf_trace_scan_line(struct bf_trace_scan *s, const char *line, size_t len,
 			s->bad = true;
 		return;
 	}
-	v = strtoul(line, &end, 10);
-	if (*end != ',' || !s->header || v > UINT32_MAX) {
+	v = strtoull(line, &end, 10);
+	if (*end != ',' || !s->header || v == ULLONG_MAX) {
 		s->bad = true;
 		return;
 	}
-	s->last = (uint32_t)v;
+	s->last = v;
 	s->have_last = true;
 }

@@ -16,6 +16,10 @@
  *   # gap: FIRST-LAST       (intervals FIRST..LAST, inclusive, are not in
  *                            this trace: the kernel's ring no longer held
  *                            them; the curve is not joined across a gap)
+ *   # error: T OP LBA BYTES ERRNO CLASS LAT_US  (the run's error log, one
+ *                            line per failed I/O logged, before the
+ *                            trailer: T seconds into the run, LBA in
+ *                            512-byte sectors, latency in microseconds)
  *   # state: done|stopped|failed, # errno: N, # dropped: N  (at the end;
  *   dropped counts the intervals of the gaps. A trace without them is
  *   incomplete: its writer died or lost its disk; blkfloor attach or
@@ -58,7 +62,7 @@ void bf_iso8601(char *buf, size_t len, uint64_t realtime_ns);
 void bf_trace_write_header(FILE *f, const struct bf_trace_meta *m);
 void bf_trace_write_iv(FILE *f, const struct bf_iv *iv);
 void bf_trace_write_end(FILE *f, const char *state, int err,
-			uint32_t dropped);
+			uint64_t dropped);
 
 /*
  * The same lines into @buf (NUL-terminated); return the length, which is
@@ -68,13 +72,15 @@ void bf_trace_write_end(FILE *f, const char *state, int err,
  */
 #define BF_TRACE_LINE_MAX	384
 size_t bf_trace_fmt_iv(char *buf, size_t len, const struct bf_iv *iv);
-size_t bf_trace_fmt_gap(char *buf, size_t len, uint32_t first,
-			uint32_t last);
+size_t bf_trace_fmt_gap(char *buf, size_t len, uint64_t first,
+			uint64_t last);
 /* "# event: T KIND MESSAGE" (T in seconds since the start of the run). */
 size_t bf_trace_fmt_event(char *buf, size_t len, double t, const char *kind,
 			  const char *msg, int msglen);
+/* "# error: T OP LBA BYTES ERRNO CLASS LAT_US" */
+size_t bf_trace_fmt_error(char *buf, size_t len, const struct bf_err_entry *e);
 size_t bf_trace_fmt_end(char *buf, size_t len, const char *state, int err,
-			uint32_t dropped);
+			uint64_t dropped);
 
 /*
  * Room a trace needs (preflight): the header, @intervals lines of the
@@ -103,8 +109,8 @@ struct bf_trace_scan {
 	bool ended;		/* the trailer (# state:) was seen */
 	bool have_last;		/* an interval line was seen */
 	bool bad;		/* a line that is none of the above */
-	uint32_t last;		/* index of the last interval line */
-	uint32_t gap_ivs;	/* intervals in # gap: lines */
+	uint64_t last;		/* index of the last interval line */
+	uint64_t gap_ivs;	/* intervals in # gap: lines */
 	uint32_t run_id;	/* # run_id:, 0 if none */
 	uint32_t lines;
 	uint64_t good_len;	/* bytes up to the end of the last whole line */

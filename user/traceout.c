@@ -130,7 +130,7 @@ fail:
 }
 
 int bf_tracer_resume(struct bf_tracer *t, const char *path, uint32_t run_id,
-		     uint64_t dev_size, uint32_t *next)
+		     uint64_t dev_size, uint64_t *next)
 {
 	struct bf_trace_scan sc;
 	char *line = NULL;
@@ -349,7 +349,7 @@ void bf_tracer_iv(struct bf_tracer *t, const struct bf_iv *iv)
 	tracer_put(t, line, bf_trace_fmt_iv(line, sizeof(line), iv));
 }
 
-void bf_tracer_gap(struct bf_tracer *t, uint32_t first, uint32_t last)
+void bf_tracer_gap(struct bf_tracer *t, uint64_t first, uint64_t last)
 {
 	char line[BF_TRACE_LINE_MAX];
 
@@ -365,8 +365,20 @@ void bf_tracer_event(struct bf_tracer *t, double ts, const char *kind,
 					       msg, msglen));
 }
 
+void bf_tracer_errors(struct bf_tracer *t, const struct bf_run_result *res)
+{
+	char line[BF_TRACE_LINE_MAX];
+	size_t i;
+
+	if (t->ended)
+		return;
+	for (i = 0; i < res->nerrlog; i++)
+		tracer_put(t, line, bf_trace_fmt_error(line, sizeof(line),
+						       &res->errlog[i]));
+}
+
 void bf_tracer_end(struct bf_tracer *t, const struct bf_run_info *ri,
-		   uint32_t dropped)
+		   uint64_t dropped)
 {
 	char buf[BF_TRACE_LINE_MAX];
 

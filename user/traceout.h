@@ -27,7 +27,7 @@ struct bf_tracer {
 	bool failed;		/* a write failed; nothing more is written */
 	int err;		/* errno of that failure */
 	uint32_t run_id;
-	uint32_t gaps_before;	/* gap intervals already in a resumed file */
+	uint64_t gaps_before;	/* gap intervals already in a resumed file */
 	uint64_t dev_size;
 	double last_sync;	/* CLOCK_MONOTONIC seconds */
 	const struct bf_pathmon *pm;	/* the path followed live, or NULL */
@@ -49,7 +49,7 @@ int bf_tracer_create(struct bf_tracer *t, const char *path, bool force,
  * the file lacks. Returns 0 or a negative errno (printed).
  */
 int bf_tracer_resume(struct bf_tracer *t, const char *path, uint32_t run_id,
-		     uint64_t dev_size, uint32_t *next);
+		     uint64_t dev_size, uint64_t *next);
 
 /* Write to an open descriptor (standard output) instead of a file. */
 void bf_tracer_fd(struct bf_tracer *t, int fd, const char *name);
@@ -58,13 +58,15 @@ void bf_tracer_fd(struct bf_tracer *t, int fd, const char *name);
 void bf_tracer_start(struct bf_tracer *t, struct bf_nl *nl,
 		     const struct bf_run_info *ri);
 void bf_tracer_iv(struct bf_tracer *t, const struct bf_iv *iv);
-void bf_tracer_gap(struct bf_tracer *t, uint32_t first, uint32_t last);
+void bf_tracer_gap(struct bf_tracer *t, uint64_t first, uint64_t last);
 /* An event on the path, @ts seconds after the start of the run. */
 void bf_tracer_event(struct bf_tracer *t, double ts, const char *kind,
 		     const char *msg, int msglen);
+/* The error log of an ended run, before its trailer. */
+void bf_tracer_errors(struct bf_tracer *t, const struct bf_run_result *res);
 /* The trailer of an ended run; @dropped counts this session's gaps. */
 void bf_tracer_end(struct bf_tracer *t, const struct bf_run_info *ri,
-		   uint32_t dropped);
+		   uint64_t dropped);
 /*
  * Flush to the disk and close. Returns 0 if every line reached the file,
  * or the negative errno of the failure (already reported).

@@ -42,7 +42,8 @@ TEST(full_run_line)
 			   "--size", "2GB", "--time", "30s", "--loops", "3",
 			   "--rate", "50MB/s", "--interval", "100ms",
 			   "--data", "verify", "--seed", "42", "--fua",
-			   "--preflush", "--err-limit", "5", "--ring", "1024",
+			   "--preflush", "--err-limit", "5", "--err-log", "0",
+			   "--ring", "1024",
 			   "--no-own", "--trace", "t.csv", "--json", "--quiet",
 			   "--yes-destroy-data")) TH_LOG("%s", err);
 	EXPECT_EQ(1, o.npos);
@@ -63,6 +64,8 @@ TEST(full_run_line)
 	EXPECT_TRUE(o.fua);
 	EXPECT_TRUE(o.preflush);
 	EXPECT_EQ(5U, o.err_limit);
+	EXPECT_EQ(0U, o.err_log);
+	EXPECT_TRUE(!!(o.set & BF_OPT(ERR_LOG)));
 	EXPECT_EQ(1024U, o.ring);
 	EXPECT_TRUE(o.no_own);
 	EXPECT_STREQ("t.csv", o.trace);
@@ -71,6 +74,41 @@ TEST(full_run_line)
 	EXPECT_TRUE(o.yes);
 	EXPECT_TRUE(!!(o.set & BF_OPT(SEED)));
 	EXPECT_FALSE(!!(o.set & BF_OPT(PERCENT)));
+}
+
+TEST(data_modes)
+{
+	static const struct { const char *v; uint8_t data; } t[] = {
+		{ "random", BLKFLOOR_DATA_RANDOM }, { "zero", BLKFLOOR_DATA_ZERO },
+		{ "verify", BLKFLOOR_DATA_VERIFY }, { "shared", BLKFLOOR_DATA_SHARED },
+	};
+	char err[160] = "";
+	unsigned int i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct bf_opts o = { 0 };
+
+		ASSERT_EQ(0, PARSE(&o, ALL, err, "/dev/sdb", "--data", t[i].v))
+			TH_LOG("%s", err);
+		EXPECT_EQ(t[i].data, o.data);
+		EXPECT_STREQ(t[i].v, bf_data_name(o.data));
+	}
+	{
+		struct bf_opts o = { 0 };
+
+		EXPECT_NE(0, PARSE(&o, ALL, err, "/dev/sdb", "--data", "dedup"));
+		EXPECT_NE(NULL, strstr(err, "expected random, zero, verify or shared"));
+	}
+	EXPECT_NE(NULL, strstr(bf_data_desc(BLKFLOOR_OP_WRITE, BLKFLOOR_DATA_RANDOM), "unique"));
+	EXPECT_NE(NULL, strstr(bf_data_desc(BLKFLOOR_OP_WRITE, BLKFLOOR_DATA_SHARED), "dedup"));
+	/* which runs have a buffer per slot, bounded by VERIFY_MEM_MAX */
+	EXPECT_TRUE(bf_data_per_slot(BLKFLOOR_OP_WRITE, BLKFLOOR_DATA_RANDOM));
+	EXPECT_TRUE(bf_data_per_slot(BLKFLOOR_OP_WRITE, BLKFLOOR_DATA_VERIFY));
+	EXPECT_TRUE(bf_data_per_slot(BLKFLOOR_OP_READ, BLKFLOOR_DATA_VERIFY));
+	EXPECT_FALSE(bf_data_per_slot(BLKFLOOR_OP_READ, BLKFLOOR_DATA_RANDOM));
+	EXPECT_FALSE(bf_data_per_slot(BLKFLOOR_OP_WRITE, BLKFLOOR_DATA_SHARED));
+	EXPECT_FALSE(bf_data_per_slot(BLKFLOOR_OP_WRITE, BLKFLOOR_DATA_ZERO));
+	EXPECT_FALSE(bf_data_per_slot(BLKFLOOR_OP_DISCARD, BLKFLOOR_DATA_RANDOM));
 }
 
 TEST(rw_modes)
@@ -142,6 +180,8 @@ TEST(errors)
 		{ "d", "--rw", "readwrite" },
 		{ "d", "--data", "ones" },
 		{ "d", "--ring", "4" },
+		{ "d", "--err-log", "257" },	/* above BLKFLOOR_ERR_LOG_MAX */
+		{ "d", "--err-log", "-1" },
 		{ "d", "--rate", "fast" },
 		{ "d", "--percent", "101" },
 		{ "d", "--frobnicate", "1" },

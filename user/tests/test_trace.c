@@ -135,6 +135,8 @@ TEST(round_trip_through_series_loader)
 {
 	char path[] = "/tmp/bf-trace-XXXXXX", err[256] = "";
 	static const double rates[] = { 900, 910, 905, 300, 295, 305, 298 };
+	struct bf_err_entry e = { .sector = 8, .bytes = 4096, .err = -5 };
+	char line[BF_TRACE_LINE_MAX];
 	struct bf_series ser = { 0 };
 	struct bf_trace_meta m;
 	struct bf_iv iv;
@@ -154,6 +156,9 @@ TEST(round_trip_through_series_loader)
 		iv.bytes_total = total;
 		bf_trace_write_iv(f, &iv);
 	}
+	/* the error log's lines before the trailer are comments to a reader */
+	bf_trace_fmt_error(line, sizeof(line), &e);
+	fputs(line, f);
 	bf_trace_write_end(f, "done", 0, 0);
 	fclose(f);
 	ASSERT_EQ(0, bf_series_load(path, &ser, err, sizeof(err)))
@@ -244,6 +249,22 @@ TEST(summary_errors_line)
 	cls[BLKFLOOR_ERR_TIMEOUT] = 1;
 	errors_line(line, sizeof(line), cls);
 	EXPECT_STREQ("  errors:    5 (timeout 1, offline 4)", line);
+}
+
+/* One line per logged failure: time, op, LBA, bytes, errno, class, latency. */
+TEST(error_line)
+{
+	struct bf_err_entry e = {
+		.op = BLKFLOOR_OP_WRITE, .class = BLKFLOOR_ERR_TIMEOUT,
+		.err = -110, .bytes = 131072, .sector = (1ULL << 33) + 8,
+		.time_ns = 12345678901ULL, .lat_ns = 30000000123ULL,
+	};
+	char line[BF_TRACE_LINE_MAX];
+	size_t n = bf_trace_fmt_error(line, sizeof(line), &e);
+
+	EXPECT_STREQ("# error: 12.345679 write 8589934600 131072 -110 timeout 30000000.123\n",
+		     line);
+	EXPECT_EQ(strlen(line), n);
 }
 
 TEST_HARNESS_MAIN

@@ -175,7 +175,7 @@ TEST(resume)
 	struct bf_run_info ri = { 0 };
 	struct bf_tracer t;
 	struct bf_iv iv;
-	uint32_t next = 99;
+	uint64_t next = 99;
 	int fd = mkstemp(path);
 
 	ASSERT_LE(0, fd);
@@ -208,7 +208,7 @@ TEST(create)
 {
 	char dir[] = "/tmp/bf-traceout-XXXXXX", path[64];
 	struct bf_tracer t, t2;
-	uint32_t next;
+	uint64_t next;
 
 	ASSERT_NE(NULL, mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/t", dir);
