@@ -533,6 +533,9 @@ TEST_F(bf, run_start_missing_attributes)
 
 	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_INTERVAL_GET, NLM_F_DUMP);
 	EXPECT_REFUSED(-EINVAL, -1);
+
+	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_ERROR_GET, NLM_F_DUMP);
+	EXPECT_REFUSED(-EINVAL, -1);
 }
 
 /* One attribute of RUN_START with a value or length the policy refuses. */
@@ -570,6 +573,8 @@ static const struct bf_bad bf_bad_attrs[] = {
 	{ "negative fd", BLKFLOOR_A_DEV_FD, 4, 0xffffffffULL },
 	{ "ring below min", BLKFLOOR_A_RING, 4, BLKFLOOR_RING_MIN - 1 },
 	{ "ring above max", BLKFLOOR_A_RING, 4, BLKFLOOR_RING_MAX + 1 },
+	{ "err-log above max", BLKFLOOR_A_ERR_LOG, 4, BLKFLOOR_ERR_LOG_MAX + 1 },
+	{ "err-log as u64", BLKFLOOR_A_ERR_LOG, 8, 4 },
 	{ "unknown flag", BLKFLOOR_A_FLAGS, 4, BLKFLOOR_F_MASK + 1ULL },
 	{ "top flag bit", BLKFLOOR_A_FLAGS, 4, 0x80000000ULL },
 	{ "bs as u8", BLKFLOOR_A_BS, 1, 8 },
@@ -632,10 +637,10 @@ TEST_F(bf, run_start_bad_op_and_path)
 	off = bf_put_u32(&self->m, BLKFLOOR_A_RUN_ID, 0);
 	EXPECT_REFUSED(-ERANGE, off);
 
-	/* A dump's policy applies too. */
+	/* A dump's policy applies too: the index is 64-bit. */
 	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_INTERVAL_GET, NLM_F_DUMP);
 	bf_put_u32(&self->m, BLKFLOOR_A_RUN_ID, 1);
-	off = bf_put_u64(&self->m, BLKFLOOR_A_FROM_INDEX, 1);
+	off = bf_put_u32(&self->m, BLKFLOOR_A_FROM_INDEX, 1);
 	EXPECT_REFUSED(-EINVAL, off);
 }
 
@@ -762,6 +767,10 @@ TEST_F(bf, unknown_run)
 	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_INTERVAL_GET, NLM_F_DUMP);
 	bf_put_u32(&self->m, BLKFLOOR_A_RUN_ID, 0x7fffffff);
 	EXPECT_REFUSED(-ENOENT, -1);
+
+	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_ERROR_GET, NLM_F_DUMP);
+	bf_put_u32(&self->m, BLKFLOOR_A_RUN_ID, 0x7fffffff);
+	EXPECT_REFUSED(-ENOENT, -1);
 }
 
 TEST_F(bf, run_get_dump_refuses_run_id)
@@ -860,7 +869,7 @@ struct bf_events {
 	uint32_t run_id;
 	int intervals;
 	uint64_t bytes;
-	uint32_t last_index;
+	uint64_t last_index;
 	bool ordered;
 	bool ended;
 	uint8_t end_state;
@@ -880,9 +889,11 @@ static void bf_event(struct nlmsghdr *nlh, struct bf_events *ev)
 			return;
 		a = bf_find_nested(iv, BLKFLOOR_IV_A_INDEX);
 		if (a) {
-			if (ev->intervals && bf_u32(a) != ev->last_index + 1)
+			/* 64-bit, and in order */
+			if (a->nla_len - NLA_HDRLEN != 8 ||
+			    (ev->intervals && bf_u64(a) != ev->last_index + 1))
 				ev->ordered = false;
-			ev->last_index = bf_u32(a);
+			ev->last_index = bf_u64(a);
 		}
 		a = bf_find_nested(iv, BLKFLOOR_IV_A_BYTES);
 		if (a)
@@ -924,7 +935,7 @@ struct bf_dump {
 	bool hist_bad;			/* a bucket nest out of order or malformed */
 	uint64_t max_ios;		/* most I/Os in one interval */
 	bool ordered;
-	uint32_t prev;
+	uint64_t prev;
 };
 
 static void bf_dump_cb(struct nlmsghdr *nlh, void *arg)
@@ -938,9 +949,11 @@ static void bf_dump_cb(struct nlmsghdr *nlh, void *arg)
 		return;
 	a = bf_find_nested(iv, BLKFLOOR_IV_A_INDEX);
 	if (a) {
-		if (d->n && bf_u32(a) != d->prev + 1)
+		/* 64-bit, and in order */
+		if (a->nla_len - NLA_HDRLEN != 8 ||
+		    (d->n && bf_u64(a) != d->prev + 1))
 			d->ordered = false;
-		d->prev = bf_u32(a);
+		d->prev = bf_u64(a);
 	}
 	a = bf_find_nested(iv, BLKFLOOR_IV_A_BYTES);
 	if (a)
@@ -1024,7 +1037,7 @@ TEST_F(bf, read_run_streams_intervals)
 	d.ordered = true;
 	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_INTERVAL_GET, NLM_F_DUMP);
 	bf_put_u32(&self->m, BLKFLOOR_A_RUN_ID, ev.run_id);
-	bf_put_u32(&self->m, BLKFLOOR_A_FROM_INDEX, 3);
+	bf_put_u64(&self->m, BLKFLOOR_A_FROM_INDEX, 3);
 	ASSERT_EQ(0, bf_xfer(&self->nl, &self->m, self->ack, bf_dump_cb, &d));
 	EXPECT_EQ(ev.intervals - 3, d.n);
 }
@@ -1055,6 +1068,53 @@ TEST_F(bf, one_pass_by_default)
 	}
 	EXPECT_EQ(BLKFLOOR_STATE_DONE, state);
 	EXPECT_EQ(size, bytes);
+}
+
+static void bf_count_cb(struct nlmsghdr *nlh, void *arg)
+{
+	(void)nlh;
+	(*(int *)arg)++;
+}
+
+/*
+ * A run without errors: the reply says how many failures it logs (the
+ * default) and that none was dropped, and its error log dumps empty.
+ * (fault/007 fills the log from a failing device.)
+ */
+TEST_F(bf, error_log_empty_without_errors)
+{
+	struct nlattr *a;
+	int state = -1, n = 0;
+	uint32_t id;
+
+	if (!bf_nullb())
+		SKIP(return, "no null_blk");
+	bf_run_msg(&self->nl, &self->m, NULLB, BLKFLOOR_OP_READ);
+	bf_put_u64(&self->m, BLKFLOOR_A_LENGTH, 4 << 20);
+	ASSERT_EQ(0, bf_xfer(&self->nl, &self->m, self->ack, NULL, NULL));
+	id = bf_reply_run_id(self->ack);
+	a = bf_find((struct nlmsghdr *)self->ack->reply, BLKFLOOR_A_ERR_LOG);
+	ASSERT_NE(NULL, a);
+	EXPECT_EQ(BLKFLOOR_ERR_LOG_DEFAULT, bf_u32(a));
+	for (int i = 0; i < 500; i++) {
+		state = bf_run_state(&self->nl, id, NULL);
+		if (state != BLKFLOOR_STATE_RUNNING)
+			break;
+		usleep(20000);
+	}
+	EXPECT_EQ(BLKFLOOR_STATE_DONE, state);
+	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_GET, 0);
+	bf_put_u32(&self->m, BLKFLOOR_A_RUN_ID, id);
+	ASSERT_EQ(0, bf_xfer(&self->nl, &self->m, self->ack, NULL, NULL));
+	a = bf_find((struct nlmsghdr *)self->ack->reply,
+		    BLKFLOOR_A_ERR_LOG_DROPPED);
+	ASSERT_NE(NULL, a);
+	EXPECT_EQ(8, a->nla_len - NLA_HDRLEN);
+	EXPECT_EQ(0, bf_u64(a));
+	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_ERROR_GET, NLM_F_DUMP);
+	bf_put_u32(&self->m, BLKFLOOR_A_RUN_ID, id);
+	ASSERT_EQ(0, bf_xfer(&self->nl, &self->m, self->ack, bf_count_cb, &n));
+	EXPECT_EQ(0, n);
 }
 
 /* Start a read of NULLB with extra attributes, wait for its end. */

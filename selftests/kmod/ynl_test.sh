@@ -49,7 +49,7 @@ check() {
 }
 
 echo "TAP version 13"
-echo "1..5"
+echo "1..6"
 check info_get 'r["version"] == "0.1.0"' y --do info-get
 check dev_caps 'r["caps"]["size"] > 0 and r["caps"]["logical-bs"] >= 512 and r["caps"]["disk-name"] == "nullb0"' \
 	y --do dev-caps --json "{\"dev-path\": \"$dev\"}"
@@ -58,8 +58,11 @@ id=$(python3 -c "import json,sys; print(json.loads(sys.argv[1])['run-id'])" "$ou
 n=$((n + 1))
 if [ -n "$id" ]; then echo "ok $n run_start id=$id"; else echo "not ok $n run_start"; echo "# $out"; fail=1; fi
 sleep 1
-check run_get 'r["run-id"] == '"${id:-0}"' and r["state"] == "done" and r["op"] == "read" and r["bytes"] > 0 and r["bs"] == 4096' \
+check run_get 'r["run-id"] == '"${id:-0}"' and r["state"] == "done" and r["op"] == "read" and r["bytes"] > 0 and r["bs"] == 4096 and r["err-log"] == 16 and r["err-log-dropped"] == 0 and r["intervals"] >= 5' \
 	y --do run-get --json "{\"run-id\": ${id:-0}}"
 check interval_get_dump 'len(r) >= 5 and all(i["interval"]["bytes"] >= 0 for i in r) and sum(i["interval"]["bytes"] for i in r) > 0 and all(sum(b["count"] for b in i["interval"].get("hist", [])) == i["interval"]["ios"] for i in r) and any(i["interval"].get("hist") for i in r)' \
 	y --dump interval-get --json "{\"run-id\": ${id:-0}}"
+# (fault/007 fills an error log; a clean run's dumps empty)
+check error_get_dump 'r == []' \
+	y --dump error-get --json "{\"run-id\": ${id:-0}}"
 exit $fail
