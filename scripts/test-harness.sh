@@ -9,11 +9,22 @@
 #     with no plan, a failed case nested in a passing test, and nested
 #     skips counted as skips;
 #   - a test pattern that selects no test;
+#   - a drive-model measurement (sustain_expect in selftests/lib.sh) with
+#     a wrong class: measured again only when the host starved the guest
+#     (after waiting up to 60 s for a quiet host), a failure at once
+#     otherwise, and after three starved tries;
 #   - a broken rig (QEMU guest with no host-agent port and one disk fewer
 #     than it was told to expect: run-vm.sh's BLKFLOOR_RIG_BREAK): the rig
 #     check and a test that needs both disks fail, a test that needs the
 #     agent fails, and the whole run exits non-zero. HARNESS_KVER picks
-#     the kernel (default: the newest installed); "none" leaves this out.
+#     the kernel (default: the newest installed); "none" leaves this out;
+#   - a test that hangs: it fails, and the log says where it was blocked
+#     (run-guest.sh prints its tasks' kernel stacks before killing it);
+#   - a guest whose kernel panics: the run fails with the panic in the
+#     log, at once (not at the guest's timeout), and the command ran with
+#     panic_on_warn set;
+#   - a guest that crashes while booting, before the command: booted once
+#     more, and the log says so.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
@@ -22,7 +33,7 @@ trap 'rm -rf "$tmp"' EXIT
 kver=${HARNESS_KVER:-$(ls -d /lib/modules/*/build 2>/dev/null | awk -F/ '{ print $4 }' | sort -V | tail -1)}
 
 echo "TAP version 13"
-echo "1..6"
+echo "1..10"
 n=0 rc=0
 result() { # status description
 	n=$((n + 1))
@@ -49,11 +60,100 @@ printf '%s\n' "$out" > "$tmp/nomatch"
 [ $st != 0 ] && [ "$(counts "$tmp/nomatch")" = "0 1 0" ]
 result $? "a test pattern that selects no test fails the run"
 
+# sustain_expect against a fake CLI and a fake agent with a fake host
+# clock ($tmp/clock: host ms and ms QEMU's threads waited). Each
+# measurement takes 1000 ms of host time; its class and wait are read, one
+# line per attempt, from $tmp/plan ("CLASS WAIT_MS"). host_quiet's 2 s
+# windows (a fake sleep) wait the ms read one per window from
+# $tmp/quiet, 0 once it runs out.
+cat > "$tmp/fakecli" <<'EOF_CLI'
+#!/bin/bash
+case $1 in
+sustain)
+	echo x >> "$PLAN_DIR/tries"
+	n=$(wc -l < "$PLAN_DIR/tries")
+	w=$(sed -n "${n}p" "$PLAN_DIR/plan" | cut -d' ' -f2)
+	read -r h hw < "$PLAN_DIR/clock"
+	echo "$((h + 1000)) $((hw + w))" > "$PLAN_DIR/clock"
+	while [ $# -gt 0 ]; do [ "$1" = --trace ] && echo "# t" > "$2"; shift; done ;;
+classify)
+	n=$(wc -l < "$PLAN_DIR/tries")
+	cls=$(sed -n "${n}p" "$PLAN_DIR/plan" | cut -d' ' -f1)
+	printf '{"class": "%s", "peak_MBps": 1, "floor_MBps": 1, "cache_bytes": 0}\n' "$cls" ;;
+esac
+EOF_CLI
+chmod +x "$tmp/fakecli"
+# expect_run QUIET PLAN...: prints "STATUS ATTEMPTS WINDOWS" of a model
+# test that wants "steady" given that plan, QUIET the windows' waits
+# (space-separated, "-" for none), WINDOWS how many host_quiet waited.
+expect_run() {
+	printf '%s\n' $1 | grep -v '^-$' > "$tmp/quiet"
+	shift
+	printf '%s\n' "$@" > "$tmp/plan"
+	: > "$tmp/tries"
+	: > "$tmp/slept"
+	echo "0 0" > "$tmp/clock"
+	( export BLKFLOOR=$tmp/fakecli BLKFLOOR_VM_DIR=$tmp PLAN_DIR=$tmp
+	  . selftests/lib.sh
+	  rig() {
+		[ "$1" = cpu ] || return 0
+		local h w
+		read -r h w < "$tmp/clock"
+		echo "host_ns=$((h * 1000000)) wait_ns=$((w * 1000000))"
+	  }
+	  sleep() {
+		local h w q
+		echo x >> "$tmp/slept"
+		q=$(sed -n "$(wc -l < "$tmp/slept")p" "$tmp/quiet")
+		read -r h w < "$tmp/clock"
+		echo "$((h + $1 * 1000)) $((w + ${q:-0}))" > "$tmp/clock"
+	  }
+	  sustain_expect /dev/null t steady -- --size 1MB ) > "$tmp/se.out" 2>&1
+	echo "$? $(wc -l < "$tmp/tries") $(wc -l < "$tmp/slept")"
+}
+r1=$(expect_run - "steady 0")
+r2=$(expect_run - "thermal-throttling 100")
+r3=$(expect_run "1500 1800 100" "thermal-throttling 600" "steady 10")
+grep -q 'host: quiet after 6 s' "$tmp/se.out"; q3=$?
+r4=$(expect_run - "unclear 600" "unclear 500" "unclear 900")
+grep -q 'starved the guest in all three' "$tmp/se.out"; q4=$?
+r5=$(expect_run "$(printf '1900 %.0s' $(seq 40))" "unclear 600" "steady 0")
+grep -q 'still starving the guest after 60 s' "$tmp/se.out"; q5=$?
+diag "sustain_expect (status, attempts, quiet windows): pass at once: $r1; wrong, host idle: $r2; wrong, starved, quiet after 3 windows, then right: $r3; starved thrice: $r4; host busy 60 s, then right: $r5"
+[ "$r1" = "0 1 0" ] && [ "$r2" = "1 1 0" ] && [ "$r3" = "0 2 3" ] && [ $q3 = 0 ] &&
+	[ "$r4" = "1 3 2" ] && [ $q4 = 0 ] && [ "$r5" = "0 2 30" ] && [ $q5 = 0 ]
+result $? "a drive-model measurement is repeated only when the host starved the guest, once the host is quiet or after 60 s"
+# A hanging test, run by a copy of run-guest.sh (its tests are next to it),
+# out of /tmp (on a shared host, something there may clean up under us).
+mkdir -p build
+suite=$(mktemp -d "$PWD/build/harness.XXXXXX")
+trap 'rm -rf "$tmp" "$suite"' EXIT
+mkdir -p "$suite/tests/x"
+cp selftests/run-guest.sh "$suite/"
+printf '#!/bin/bash\n# SPDX-License-Identifier: GPL-2.0\n# hangs\necho started\nsleep 600\n' \
+	> "$suite/tests/x/001"
+printf '#!/bin/bash\n# SPDX-License-Identifier: GPL-2.0\n# passes\nexit 0\n' \
+	> "$suite/tests/x/002"
+chmod +x "$suite/tests/x/"*
+start=$SECONDS
+out=$(TMPDIR=$suite "$suite/run-guest.sh" -t 5 'x/*' 2>&1)
+st=$?
+diag "$out"
+printf '%s\n' "$out" > "$tmp/hang"
+[ $st != 0 ] && [ $((SECONDS - start)) -lt 60 ] &&
+	[ "$(counts "$tmp/hang")" = "1 1 0" ] &&
+	grep -q '^# timed out after 5s; then:' "$tmp/hang" &&
+	grep -qE '^#   task [0-9]+ \(.*\) state [A-Z], waiting in ' "$tmp/hang" &&
+	grep -qE '^#   blkfloor: ' "$tmp/hang"
+result $? "a test that hangs fails, with its tasks' kernel stacks in the log, and the suite goes on"
+
 if [ "$kver" = none ] || [ ! -f "build/$kver/blkfloor.ko" ]; then
-	n=$((n + 3))
-	echo "ok $((n - 2)) broken rig: the rig check fails # SKIP no module built for ${kver:-any kernel}"
-	echo "ok $((n - 1)) broken rig: tests needing the missing disk and the agent fail # SKIP no module"
-	echo "ok $n broken rig: the run exits non-zero # SKIP no module"
+	n=$((n + 5))
+	echo "ok $((n - 4)) broken rig: the rig check fails # SKIP no module built for ${kver:-any kernel}"
+	echo "ok $((n - 2)) broken rig: tests needing the missing disk and the agent fail # SKIP no module"
+	echo "ok $((n - 1)) broken rig: the run exits non-zero # SKIP no module"
+	echo "ok $((n - 1)) a guest kernel panic fails the run # SKIP no module"
+	echo "ok $n a guest that crashes while booting is booted once more # SKIP no module"
 	exit $rc
 fi
 BLKFLOOR_RIG_BREAK=agent,disk selftests/vm/run-vm.sh --kver "$kver" \
@@ -71,4 +171,31 @@ grep -qE '^not ok [0-9]+ cli/005 ' "$tmp/broken" &&
 result $? "broken rig: a test needing the missing disk and one needing the agent fail (not skip)"
 [ $st != 0 ] && [ "$(counts "$tmp/broken" | awk '{ print $2 }')" -ge 3 ]
 result $? "broken rig: the run exits non-zero ($st) and counts 3 failures"
+
+# sysrq c: a NULL dereference in the kernel, an oops, a panic (oops=panic).
+start=$SECONDS
+# shellcheck disable=SC2016
+selftests/vm/run-vm.sh --kver "$kver" --timeout 600 -- \
+	'echo "panic_on_warn=$(cat /proc/sys/kernel/panic_on_warn)"; echo c > /proc/sysrq-trigger; sleep 600' \
+	> "$tmp/panic" 2>&1
+st=$?
+diag "$(cat "$tmp/panic")"
+[ $st = 125 ] && [ $((SECONDS - start)) -lt 500 ] &&
+	grep -qx 'panic_on_warn=1' "$tmp/panic" &&
+	grep -q 'Kernel panic' "$tmp/panic" && grep -q 'sysrq' "$tmp/panic" &&
+	grep -q '^run-vm: the guest kernel panicked' "$tmp/panic"
+result $? "a guest kernel panic fails the run at once ($st after $((SECONDS - start)) s), the panic in the log; panic_on_warn was set"
+
+# A first boot that panics before the command (no init): booted again,
+# said so, and the command runs; the panic above (after the command
+# started) was not.
+BLKFLOOR_RIG_BREAK=boot selftests/vm/run-vm.sh --kver "$kver" --timeout 600 -- \
+	'echo command-ran' > "$tmp/boot" 2>&1
+st=$?
+diag "$(cat "$tmp/boot")"
+[ $st = 0 ] && grep -q '^command-ran' "$tmp/boot" &&
+	grep -q '^run-vm: the guest .* crashed while booting, before the command started; booting again' "$tmp/boot" &&
+	grep -q 'Kernel panic' "$tmp/boot" &&
+	! grep -q 'booting again' "$tmp/panic"
+result $? "a guest that crashes while booting, before the command, is booted once more and says so ($st)"
 exit $rc

@@ -86,16 +86,114 @@ show() {
 	fi
 }
 
+# Only shell builtins from here to the kill: on a slow guest (the debug
+# kernel under TCG) every program started costs up to a second.
+
+# stack PID STAT: one task's state, wait channel and kernel stack; STAT
+# is what follows the ")" in /proc/PID/stat.
+stack() {
+	local comm wchan l
+	read -r comm 2>/dev/null < "/proc/$1/comm"
+	read -r wchan 2>/dev/null < "/proc/$1/wchan"
+	echo "task $1 ($comm) state ${2%% *}, waiting in ${wchan:-?}:"
+	while IFS= read -r l; do
+		echo "  $l"
+	done 2>/dev/null < "/proc/$1/stack"
+}
+
+# blocked SID: what a test that ran out of time (session SID) and the
+# kernel were waiting on, before it is killed: every process of the test,
+# the blkfloor kthreads, the module's state and the kernel's list of
+# blocked tasks (sysrq w). A hang is then diagnosable from the log alone.
+blocked() {
+	local d p st comm l bf mods=() ours=() kthreads=() tag
+	for d in /proc/[0-9]*; do
+		p=${d#/proc/}
+		read -r st 2>/dev/null < "$d/stat" || continue
+		st=${st##*) }
+		read -r comm 2>/dev/null < "$d/comm"
+		# (state ppid pgrp session ...)
+		read -r _ _ _ l _ <<< "$st"
+		if [ "$l" = "$1" ]; then
+			ours+=("$p" "$st")
+		elif [[ $comm == blkfloor* ]]; then
+			kthreads+=("$p" "$st")
+		fi
+	done
+	echo "processes of the test:"
+	for ((l = 0; l < ${#ours[@]}; l += 2)); do
+		stack "${ours[l]}" "${ours[l + 1]}"
+	done
+	echo "blkfloor kthreads:"
+	for ((l = 0; l < ${#kthreads[@]}; l += 2)); do
+		stack "${kthreads[l]}" "${kthreads[l + 1]}"
+	done
+	while read -r l _ _ _ st _; do
+		[ "$st" = Live ] || mods+=("$l ($st)")
+		[ "$l" = blkfloor ] && bf="$l $st"
+	done 2>/dev/null < /proc/modules
+	echo "modules not live: ${mods[*]:-none}"
+	echo "blkfloor: ${bf:-not loaded}"
+	# (in the rig only: elsewhere the kernel is the machine's own)
+	[ -n "${BLKFLOOR_VM_DIR:-}" ] && [ -w /proc/sysrq-trigger ] || return 0
+	tag="run-guest: blocked tasks $$-$RANDOM"
+	echo "$tag" > /dev/kmsg
+	echo w > /proc/sysrq-trigger
+	echo "kernel (sysrq w):"
+	dmesg | awk -v tag="$tag" 'index($0, tag) { on = 1; next } on'
+}
+
+# run TEST OUT: run one test with the time limit, its output (stdout and
+# stderr) in OUT; on a timeout, before the test is killed, what it was
+# blocked on in $tdiag. Returns the test's status, 124 on a timeout.
+run() {
+	local pid sl sig
+	tdiag=
+	setsid "$1" > "$2" 2>&1 < /dev/null &
+	pid=$!
+	sleep "$timeout" &
+	sl=$!
+	wait -n "$pid" "$sl"
+	if kill -0 "$sl" 2>/dev/null; then
+		kill "$sl"
+		wait "$sl" 2>/dev/null
+		wait "$pid"
+		return
+	fi
+	wait "$sl" 2>/dev/null
+	tdiag=$(blocked "$pid" 2>&1)
+	# (setsid: the test leads its own process group)
+	kill -TERM -- "-$pid" 2>/dev/null
+	for sig in KILL none; do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 10 &
+		sl=$!
+		wait -n "$pid" "$sl"
+		kill "$sl" 2>/dev/null
+		# (a process stuck in the kernel outlives SIGKILL: after
+		# another 10 s, leave it)
+		[ $sig = KILL ] && kill -KILL -- "-$pid" 2>/dev/null
+	done
+	return 124
+}
+
+work=$(mktemp -d)
+tout=$work/out tdiag=
+trap 'rm -rf "$work"' EXIT
 for t in "${tests[@]}"; do
 	n=$((n + 1))
 	id=${t#"$here"/tests/}
 	id=${id%.sh}
 	desc=$(sed -n '3s/^# *//p' "$t")
 	start=$SECONDS
-	out=$(timeout -k 10 "$timeout" "$t" 2>&1)
+	run "$t" "$tout" 2>/dev/null
 	rc=$?
+	out=$(cat "$tout")
 	show "$out" "$id"
-	[ $rc = 124 ] && echo "# timed out after ${timeout}s"
+	if [ $rc = 124 ]; then
+		echo "# timed out after ${timeout}s; then:"
+		printf '%s\n' "$tdiag" | sed 's/^/#   /'
+	fi
 	took="($((SECONDS - start))s)"
 	case $rc in
 	0) echo "ok $n $id $desc $took" ;;
