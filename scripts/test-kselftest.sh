@@ -16,6 +16,9 @@
 # else), and the installed copy must hold the helpers the tests look up
 # next to lib.sh (abi_test, nlop, nlfuzz), config and settings. make
 # check then runs the installed suite in a guest (scripts/check.sh).
+# Last, a standalone build of a copy of selftests/ from inside another make
+# (as make check does it: MAKELEVEL 1, where lib.mk leaves OUTPUT empty)
+# must put its programs in that copy, and nowhere else.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -26,7 +29,7 @@ inst=$out/install
 target=drivers/block/blkfloor
 
 echo "TAP version 13"
-echo "1..5"
+echo "1..6"
 n=0 rc=0
 result() { # status description
 	n=$((n + 1))
@@ -101,4 +104,24 @@ diag "$o"
 [ "$o" = "selftests=$moved/suite top= abi_test=$moved/suite/abi_test" ] || bad=1
 rm -rf "$moved"
 result $bad "an installed copy moved elsewhere finds lib.sh and its helpers in itself"
+# Standalone, from inside another make. The copy sits in a scratch
+# checkout whose kmod/Kbuild marks it standalone; its TOP has the uapi
+# header and build/ksrc. A program outside the copy would be written at
+# $OUTPUT/NAME with OUTPUT empty: /abi_test.
+sa=$out/standalone
+rm -rf "$sa" && mkdir -p "$sa/kmod" "$sa/include/uapi/linux" "$sa/build" "$sa/user" &&
+	touch "$sa/kmod/Kbuild" &&
+	cp -a include/uapi/linux/blkfloor*.h "$sa/include/uapi/linux/" &&
+	ln -s "$top/build/ksrc" "$sa/build/ksrc" &&
+	cp -a selftests "$sa/" && rm -f "$sa"/selftests/{abi_test,nlop,nlfuzz,blkfloor} &&
+	printf 'blkfloor:\n\tprintf "#!/bin/sh\\n" > blkfloor && chmod +x blkfloor\n' > "$sa/user/Makefile"
+marker=$(mktemp)
+MAKELEVEL=1 make -s -C "$sa/selftests" >"$out/standalone.log" 2>&1
+st=$?
+stray=$(find / -xdev -maxdepth 1 -newer "$marker" -name 'abi_test' 2>/dev/null)
+rm -f "$marker"
+diag "$(cat "$out/standalone.log")"
+[ $st = 0 ] && [ -x "$sa/selftests/abi_test" ] && [ -z "$stray" ]
+result $? "a standalone build inside another make (MAKELEVEL 1) writes its programs into selftests/${stray:+, not $stray}"
+rm -rf "$sa"
 exit $rc
