@@ -26,32 +26,45 @@ if [ ! -f "$src/Makefile" ]; then
 	tar -xf /usr/src/linux-source-6.12.tar.xz -C "$src" --strip-components=1
 fi
 
+# What the rig needs (9p root, virtio console, xhci + usb-storage + uas +
+# sd), what the tests load as modules (and what they test: zoned devices
+# are refused), and the debug options.
+opts=(--set-str LOCALVERSION -blkfloor-debug
+	-d LOCALVERSION_AUTO
+	-e MODULES -e MODULE_UNLOAD -e BLOCK -e BLK_DEV_INITRD -e BLK_DEV_ZONED
+	-e DEVTMPFS -e TMPFS -e CONFIGFS_FS -e DEBUG_FS -e OVERLAY_FS
+	-e CGROUPS -e MEMCG
+	-e NET -e NET_9P -e NET_9P_VIRTIO -e 9P_FS -e 9P_FS_POSIX_ACL
+	-e VIRTIO_PCI -e VIRTIO_CONSOLE -e PCI
+	-e USB -e USB_XHCI_HCD -e USB_XHCI_PCI -e USB_STORAGE -e USB_UAS
+	-e SCSI -e BLK_DEV_SD -e EXT4_FS
+	-m BLK_DEV_NULL_BLK -m SCSI_DEBUG -e MD -e BLK_DEV_DM -m DM_FLAKEY
+	-e CRC32 -e LIBCRC32C -e CRYPTO_CRC32C
+	-e KASAN -e KASAN_GENERIC -e KASAN_INLINE
+	-e DEBUG_KERNEL -e PROVE_LOCKING -e DEBUG_ATOMIC_SLEEP
+	-e DEBUG_KMEMLEAK -e DEBUG_KMEMLEAK_AUTO_SCAN
+	--set-val DEBUG_KMEMLEAK_MEM_POOL_SIZE 16000
+	-e FAULT_INJECTION -e FAIL_MAKE_REQUEST -e FAULT_INJECTION_DEBUG_FS
+	-e DEBUG_INFO_NONE -d DEBUG_INFO_DWARF5 -d DEBUG_INFO_BTF
+	-d DRM -d SOUND -d WLAN -d WIRELESS -d NETFILTER -d ETHERNET)
+# The stamp holds the options it was made with: a changed list configures
+# again (the rebuild is then incremental: Kbuild rebuilds only the files
+# that use a changed option).
+stamp=$(printf '%s\n' "${opts[@]}" | sha256sum | cut -d' ' -f1)
+
 cd "$src"
-if [ ! -f "$dir/.config-done" ]; then
-	make -s defconfig
-	make -s kvm_guest.config
-	# What the rig needs (9p root, virtio console, xhci + usb-storage +
-	# uas + sd), what the tests load as modules, and the debug options.
-	scripts/config --set-str LOCALVERSION -blkfloor-debug \
-		-d LOCALVERSION_AUTO \
-		-e MODULES -e MODULE_UNLOAD -e BLOCK -e BLK_DEV_INITRD \
-		-e DEVTMPFS -e TMPFS -e CONFIGFS_FS -e DEBUG_FS -e OVERLAY_FS \
-		-e CGROUPS -e MEMCG \
-		-e NET -e NET_9P -e NET_9P_VIRTIO -e 9P_FS -e 9P_FS_POSIX_ACL \
-		-e VIRTIO_PCI -e VIRTIO_CONSOLE -e PCI \
-		-e USB -e USB_XHCI_HCD -e USB_XHCI_PCI -e USB_STORAGE -e USB_UAS \
-		-e SCSI -e BLK_DEV_SD -e EXT4_FS \
-		-m BLK_DEV_NULL_BLK -m SCSI_DEBUG -e MD -e BLK_DEV_DM -m DM_FLAKEY \
-		-e CRC32 -e LIBCRC32C -e CRYPTO_CRC32C \
-		-e KASAN -e KASAN_GENERIC -e KASAN_INLINE \
-		-e DEBUG_KERNEL -e PROVE_LOCKING -e DEBUG_ATOMIC_SLEEP \
-		-e DEBUG_KMEMLEAK -e DEBUG_KMEMLEAK_AUTO_SCAN \
-		--set-val DEBUG_KMEMLEAK_MEM_POOL_SIZE 16000 \
-		-e FAULT_INJECTION -e FAIL_MAKE_REQUEST -e FAULT_INJECTION_DEBUG_FS \
-		-e DEBUG_INFO_NONE -d DEBUG_INFO_DWARF5 -d DEBUG_INFO_BTF \
-		-d DRM -d SOUND -d WLAN -d WIRELESS -d NETFILTER -d ETHERNET
+if [ "$(cat "$dir/.config-done" 2>/dev/null)" != "$stamp" ]; then
+	# A first configuration starts from defconfig; a changed list is
+	# applied to the configuration the cached build was made with.
+	if [ ! -f "$dir/.config-done" ] || [ ! -f .config ]; then
+		make -s defconfig
+		make -s kvm_guest.config
+	fi
+	scripts/config "${opts[@]}"
 	make -s olddefconfig
-	touch "$dir/.config-done"
+	grep -q '^CONFIG_BLK_DEV_ZONED=y' .config ||
+		{ echo "debug-kernel: the configuration lost BLK_DEV_ZONED" >&2; exit 1; }
+	echo "$stamp" > "$dir/.config-done"
 fi
 echo "debug-kernel: building (this takes a while)" >&2
 make -s -j"$(nproc)" bzImage modules
