@@ -10,17 +10,20 @@
 #   make deps               install what the above need (Debian packages)
 #   make nlgen              regenerate the netlink code from the YNL spec
 
+KROOT	?= /lib/modules
 KVER	?= $(shell uname -r)
-ifeq ($(wildcard /lib/modules/$(KVER)/build),)
+ifeq ($(wildcard $(KROOT)/$(KVER)/build/Makefile),)
 # No headers for the running kernel (a VM or container host): fall back to
-# the newest installed kernel headers (version order: 6.12 after 6.9).
-KVER	:= $(shell ls -d /lib/modules/*/build 2>/dev/null | \
-		awk -F/ '{ print $$4 }' | sort -V | tail -1)
+# the newest installed kernel headers (version order: 6.12 after 6.9). Only
+# a build directory with a Makefile counts: a build link left dangling by
+# a removed kernel tree is not headers.
+KVER	:= $(shell ls -d $(KROOT)/*/build/Makefile 2>/dev/null | \
+		awk -F/ '{ print $$(NF - 2) }' | sort -V | tail -1)
 endif
-KDIR	?= /lib/modules/$(KVER)/build
+KDIR	?= $(KROOT)/$(KVER)/build
 PREFIX	?= /usr/local
 DESTDIR	?=
-MODDIR	?= /lib/modules/$(KVER)/extra
+MODDIR	?= $(KROOT)/$(KVER)/extra
 BUILD	:= $(CURDIR)/build
 
 # The kernel sources we take kselftest headers, checkpatch and ynl from.

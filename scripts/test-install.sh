@@ -162,13 +162,29 @@ fi
 
 # ---- KVER fallback --------------------------------------------------------
 # A running kernel without headers (a VM, a container): make picks the
-# newest installed headers by version, never "..".
-want=$(ls -d /lib/modules/*/build 2>/dev/null | awk -F/ '{ print $4 }' | sort -V | tail -1)
-got=$(KVER=no-such-kernel make -s -n -C "$top" module 2>/dev/null | sed -n 's|.*-C /lib/modules/\([^ ]*\)/build .*|\1|p' | head -1)
+# newest installed headers by version, never "..", and never a build link
+# left dangling by a removed kernel tree (seen: a deleted debug kernel's
+# tree was chosen and plain make failed). On the real /lib/modules, and
+# on a made-up module root (KROOT) with the cases side by side.
+want=$(ls -d /lib/modules/*/build/Makefile 2>/dev/null | awk -F/ '{ print $(NF - 2) }' | sort -V | tail -1)
+# fallback ROOT: the kernel plain make builds for with no headers for KVER.
+fallback() {
+	KVER=no-such-kernel make -s -n -C "$top" KROOT="$1" module 2>/dev/null |
+		sed -n 's|^make -C \(.*\)/\([^/ ]*\)/build .*|\2|p' | head -1
+}
+got=$(fallback /lib/modules)
 [ -n "$want" ] && [ "$got" = "$want" ]
 st=$?
 [ $st = 0 ] || diag "KVER without headers fell back to '$got', expected '$want'"
-result $st "no headers for the running kernel: KVER falls back to the newest installed ($want)"
+fake=$tmp/kroot
+for k in 6.1.0-99-fake 6.9.0-fake 6.12.200+fake; do
+	mkdir -p "$fake/$k/build" && : > "$fake/$k/build/Makefile"
+done
+mkdir -p "$fake/6.12.201-zz-gone" && ln -s "$tmp/deleted-tree" "$fake/6.12.201-zz-gone/build"
+mkdir -p "$fake/6.13.0-noheaders/kernel"
+fgot=$(fallback "$fake")
+[ "$fgot" = 6.12.200+fake ] || { diag "made-up module root: fell back to '$fgot', expected 6.12.200+fake (6.12.201-zz-gone has a dangling build link, 6.13.0-noheaders none)"; st=1; }
+result $st "no headers for the running kernel: KVER falls back to the newest installed ($want), skipping a dangling build link"
 
 # ---- Kconfig ----------------------------------------------------------------
 bad=0
