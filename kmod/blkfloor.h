@@ -227,8 +227,8 @@ struct blkfloor_err_entry {
 
 /**
  * struct blkfloor_run - one run
- * @node: on the module's list of runs, oldest first
- * @kref: the list holds one reference, every user another
+ * @node: on a private list of runs being stopped, once out of the table
+ * @kref: the run table holds one reference, every user another
  * @id: run id, from 1
  * @p: parameters
  * @owner_portid: netlink port that owns it (0: unowned)

@@ -2,12 +2,14 @@
 /*
  * blkfloor: sustained block-device throughput measurement.
  *
- * Module init/exit, parameters and the list of runs.
+ * Module init/exit, parameters and the run table.
  *
- * Runs live on blkfloor_runs, oldest first, from RUN_START until they are
- * trimmed (more than keep_ended ended runs) or the module is unloaded; ended
- * runs stay so their totals and intervals can still be read. The list holds
- * one reference on each run; lookups take another.
+ * Runs live in the xarray blkfloor_runs, indexed by id (ids count up, so
+ * index order is age order), from RUN_START until they are trimmed (more
+ * than keep_ended ended runs) or the module is unloaded; ended runs stay so
+ * their totals and intervals can still be read. The table holds one
+ * reference on each run; lookups take another under rcu_read_lock(), and a
+ * run is freed after a grace period.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,6 +22,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/xarray.h>
 #include <net/net_namespace.h>
 #include "blkfloor.h"
 
@@ -27,18 +30,14 @@ unsigned int g_keep_ended = 16;
 module_param_named(keep_ended, g_keep_ended, uint, 0644);
 MODULE_PARM_DESC(keep_ended, "Ended runs kept for reading, oldest freed first (default: 16)");
 
-static LIST_HEAD(blkfloor_runs);
+/* Run id -> run. Readers use RCU; the xarray's own lock orders writers. */
+static DEFINE_XARRAY(blkfloor_runs);
 /*
- * Serializes adding and removing runs. Never held while a run is stopped:
- * a stop waits for the run's bios, as long as the device takes, and every
- * lookup would wait with it.
+ * Serializes adding and removing runs (the trim decision, the next id, the
+ * unloading flag). Lookups do not take it. Never held while a run is
+ * stopped: a stop waits for the run's bios, as long as the device takes.
  */
 static DEFINE_MUTEX(blkfloor_lock);
-/*
- * Also held (inside blkfloor_lock) to change the list, so the netlink
- * notifier can walk it without sleeping.
- */
-static DEFINE_SPINLOCK(blkfloor_list_lock);
 static u32 blkfloor_next_id;
 static bool blkfloor_unloading;
 
@@ -111,18 +110,15 @@ void blkfloor_run_put(struct blkfloor_run *run)
  */
 struct blkfloor_run *blkfloor_run_get(u32 id)
 {
-	struct blkfloor_run *run, *found = NULL;
+	struct blkfloor_run *run;
 
-	mutex_lock(&blkfloor_lock);
-	list_for_each_entry(run, &blkfloor_runs, node) {
-		if (run->id == id) {
-			kref_get(&run->kref);
-			found = run;
-			break;
-		}
-	}
-	mutex_unlock(&blkfloor_lock);
-	return found;
+	rcu_read_lock();
+	run = xa_load(&blkfloor_runs, id);
+	/* Zero: removed and being released; its memory outlives this RCU. */
+	if (run && !kref_get_unless_zero(&run->kref))
+		run = NULL;
+	rcu_read_unlock();
+	return run;
 }
 
 /**
@@ -133,18 +129,16 @@ struct blkfloor_run *blkfloor_run_get(u32 id)
  */
 struct blkfloor_run *blkfloor_run_get_next(u32 id)
 {
-	struct blkfloor_run *run, *found = NULL;
+	unsigned long index = id;
+	struct blkfloor_run *run;
 
-	mutex_lock(&blkfloor_lock);
-	list_for_each_entry(run, &blkfloor_runs, node) {
-		if (run->id > id) {
-			kref_get(&run->kref);
-			found = run;
-			break;
-		}
-	}
-	mutex_unlock(&blkfloor_lock);
-	return found;
+	rcu_read_lock();
+	do {
+		run = xa_find_after(&blkfloor_runs, &index, U32_MAX,
+				    XA_PRESENT);
+	} while (run && !kref_get_unless_zero(&run->kref));
+	rcu_read_unlock();
+	return run;
 }
 
 /**
@@ -177,12 +171,14 @@ static bool blkfloor_run_ended(struct blkfloor_run *run)
 	return ended;
 }
 
-/* Unlist a run onto @gone, for blkfloor_runs_release(); blkfloor_lock held. */
+/*
+ * Take a run out of the table onto @gone, for blkfloor_runs_release(); the
+ * table's reference goes with it. blkfloor_lock held.
+ */
 static void blkfloor_run_unlist(struct blkfloor_run *run, struct list_head *gone)
 {
-	spin_lock(&blkfloor_list_lock);
-	list_move_tail(&run->node, gone);
-	spin_unlock(&blkfloor_list_lock);
+	xa_erase(&blkfloor_runs, run->id);
+	list_add_tail(&run->node, gone);
 }
 
 /* Stop and drop the runs unlisted onto @gone; blkfloor_lock not held. */
@@ -203,12 +199,13 @@ static void blkfloor_runs_release(struct list_head *gone)
  */
 static void blkfloor_trim_ended(struct list_head *gone)
 {
-	struct blkfloor_run *run, *tmp;
+	struct blkfloor_run *run;
 	unsigned int ended = 0;
+	unsigned long index;
 
-	list_for_each_entry(run, &blkfloor_runs, node)
+	xa_for_each(&blkfloor_runs, index, run)
 		ended += blkfloor_run_ended(run);
-	list_for_each_entry_safe(run, tmp, &blkfloor_runs, node) {
+	xa_for_each(&blkfloor_runs, index, run) {
 		if (ended <= READ_ONCE(g_keep_ended))
 			break;
 		if (!blkfloor_run_ended(run))
@@ -222,9 +219,10 @@ static void blkfloor_trim_ended(struct list_head *gone)
  * blkfloor_run_add() - assign an id, start the kthread and list the run
  * @run: the run, its device open and its engine initialized
  *
- * The list takes over the caller's reference; the caller gets a new one.
+ * The table takes over the caller's reference; the caller gets a new one.
  *
- * Return: 0, -ESHUTDOWN while the module unloads, or the kthread error.
+ * Return: 0, -ESHUTDOWN while the module unloads, -ENOMEM, or the kthread
+ * error.
  */
 int blkfloor_run_add(struct blkfloor_run *run)
 {
@@ -241,14 +239,18 @@ int blkfloor_run_add(struct blkfloor_run *run)
 	 * the ended runs kept, even if it ends before this returns.
 	 */
 	blkfloor_trim_ended(&gone);
-	run->id = ++blkfloor_next_id;
-	ret = blkfloor_run_start(run);
+	/* The slot first: once the kthread runs, listing it cannot fail. */
+	ret = xa_reserve(&blkfloor_runs, blkfloor_next_id + 1, GFP_KERNEL);
 	if (ret)
 		goto out_unlock;
+	run->id = ++blkfloor_next_id;
+	ret = blkfloor_run_start(run);
+	if (ret) {
+		xa_release(&blkfloor_runs, run->id);
+		goto out_unlock;
+	}
 	kref_get(&run->kref);
-	spin_lock(&blkfloor_list_lock);
-	list_add_tail(&run->node, &blkfloor_runs);
-	spin_unlock(&blkfloor_list_lock);
+	xa_store(&blkfloor_runs, run->id, run, GFP_KERNEL);
 out_unlock:
 	mutex_unlock(&blkfloor_lock);
 	blkfloor_runs_release(&gone);
@@ -265,19 +267,24 @@ static int blkfloor_netlink_notify(struct notifier_block *nb,
 {
 	struct netlink_notify *notify = data;
 	struct blkfloor_run *run;
+	unsigned long index;
 
 	if (state != NETLINK_URELEASE || notify->protocol != NETLINK_GENERIC ||
 	    !net_eq(notify->net, &init_net) || !notify->portid)
 		return NOTIFY_DONE;
 
-	spin_lock(&blkfloor_list_lock);
-	list_for_each_entry(run, &blkfloor_runs, node) {
+	/*
+	 * A run and its task reference are freed after a grace period: both
+	 * stay valid for this walk even if the run is removed meanwhile.
+	 */
+	rcu_read_lock();
+	xa_for_each(&blkfloor_runs, index, run) {
 		if (run->owner_portid != notify->portid)
 			continue;
 		WRITE_ONCE(run->stop_req, true);
 		wake_up_process(run->task);
 	}
-	spin_unlock(&blkfloor_list_lock);
+	rcu_read_unlock();
 	return NOTIFY_OK;
 }
 
@@ -287,18 +294,19 @@ static struct notifier_block blkfloor_netlink_notifier = {
 
 /*
  * Stop and free every run; no new one can start afterwards. The runs are
- * unlisted first: while they drain, a lookup finds no run instead of
- * waiting for the drain.
+ * taken out of the table first: while they drain, a lookup finds no run
+ * instead of waiting for the drain.
  */
 static void blkfloor_runs_destroy(void)
 {
+	struct blkfloor_run *run;
+	unsigned long index;
 	LIST_HEAD(gone);
 
 	mutex_lock(&blkfloor_lock);
 	blkfloor_unloading = true;
-	spin_lock(&blkfloor_list_lock);
-	list_splice_init(&blkfloor_runs, &gone);
-	spin_unlock(&blkfloor_list_lock);
+	xa_for_each(&blkfloor_runs, index, run)
+		blkfloor_run_unlist(run, &gone);
 	mutex_unlock(&blkfloor_lock);
 	blkfloor_runs_release(&gone);
 }
@@ -329,6 +337,7 @@ static void __exit blkfloor_exit(void)
 	blkfloor_nl_exit();
 	/* Runs are freed by RCU callbacks in this module's text. */
 	rcu_barrier();
+	xa_destroy(&blkfloor_runs);
 	pr_info("unloaded\n");
 }
 
