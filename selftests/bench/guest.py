@@ -143,7 +143,8 @@ class Engines:
         if self.bf:
             n += ["blkfloor", "blkfloor-nostats"]
         if not self.bare_reason:
-            n.append("bare")
+            # bare-seqplug plugs as blkfloor does: sequential runs only
+            n += ["bare", "bare-seqplug"]
         return n + ["fio-io_uring", "fio-libaio"]
 
     def run(self, engine, dev, op, random, bs, qd, t):
@@ -152,6 +153,8 @@ class Engines:
             return self.blkfloor(dev, op, random, bs, qd, t, flags=flags)
         if engine == "bare":
             return self.bare(dev, op, random, bs, qd, t)
+        if engine == "bare-seqplug":
+            return self.bare(dev, op, random, bs, qd, t, plug=not random)
         return self.fio(engine.split("-", 1)[1], dev, op, random, bs, qd, t)
 
     def blkfloor(self, dev, op, random, bs, qd, t, flags=0, interval_ns=None,
@@ -199,10 +202,11 @@ class Engines:
                                if abs(v - slab0.get(k, 0)) >= 16384}
         return r
 
-    def bare(self, dev, op, random, bs, qd, t):
+    def bare(self, dev, op, random, bs, qd, t, plug=True):
         c0 = cpu_busy_ns()
         sh("insmod", self.args.bare, "path=" + dev, "qd=%d" % qd,
            "bs=%d" % bs, "op=" + op, "random=%d" % int(random),
+           "plug=%d" % int(plug),
            "duration=%d" % max(1, round(t)))
         c1 = cpu_busy_ns()
         p = "/sys/module/blkfloor_bare/parameters/"

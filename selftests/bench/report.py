@@ -21,8 +21,8 @@ import json
 import statistics
 import sys
 
-ENGINES = ["blkfloor", "blkfloor-nostats", "bare", "fio-io_uring",
-           "fio-libaio"]
+ENGINES = ["blkfloor", "blkfloor-nostats", "bare", "bare-seqplug",
+           "fio-io_uring", "fio-libaio"]
 TESTS = ["randread-4k-qd1", "randread-4k-qd32", "seqwrite-128k-qd32"]
 
 
@@ -132,6 +132,7 @@ def report_tput(recs, kernel, irqmode, rst, out):
     out += [t.render(), ""]
 
     t = Table(rst, ["test", "blkfloor/fio-io_uring", "blkfloor/bare",
+                    "blkfloor/bare-seqplug",
                     "blkfloor/fio-libaio", "accounting ns/IO",
                     "accounting %"])
     for test in TESTS:
@@ -150,7 +151,8 @@ def report_tput(recs, kernel, irqmode, rst, out):
         if a and n:
             acc_ns = "%+.0f" % (1e9 / a - 1e9 / n)
             acc_pct = "%+.1f" % (100 * (1e9 / a - 1e9 / n) / (1e9 / a))
-        t.add(test, ratio("fio-io_uring"), ratio("bare"), ratio("fio-libaio"),
+        t.add(test, ratio("fio-io_uring"), ratio("bare"),
+              ratio("bare-seqplug"), ratio("fio-libaio"),
               acc_ns, acc_pct)
     out += [t.render(), ""]
 

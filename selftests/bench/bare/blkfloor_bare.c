@@ -5,7 +5,9 @@
  * One kthread keeps qd preallocated bios in flight against one block device
  * for a fixed time. bi_end_io only pushes the finished bio on a lock-free
  * list and wakes the kthread, which resubmits everything it finds in one
- * batch under a plug (never from bi_end_io: that hung the test guest).
+ * batch, under a plug unless plug=0 (never from bi_end_io: that hung the
+ * test guest). blkfloor plugs only sequential runs; plug=0 for random
+ * ones submits as it does.
  * Nothing is timed per I/O and nothing is counted but completions: this is
  * the floor of what an in-kernel submitter with blkfloor's design costs.
  *
@@ -57,6 +59,10 @@ MODULE_PARM_DESC(bs, "Bytes per bio, a multiple of the logical block size up to 
 static char *g_op = "read";
 module_param_named(op, g_op, charp, 0444);
 MODULE_PARM_DESC(op, "read or write (destroys the device's data). Default: read");
+
+static bool g_plug = true;
+module_param_named(plug, g_plug, bool, 0444);
+MODULE_PARM_DESC(plug, "Submit each batch under a plug. Default: 1");
 
 static bool g_random = true;
 module_param_named(random, g_random, bool, 0444);
@@ -182,10 +188,12 @@ static int bare_thread(void *data)
 	start = ktime_get_ns();
 	end = start + (u64)g_duration * NSEC_PER_SEC;
 
-	blk_start_plug(&plug);
+	if (g_plug)
+		blk_start_plug(&plug);
 	for (i = 0; i < ctx->qd; i++)
 		bare_submit(ctx, &ctx->ios[i]);
-	blk_finish_plug(&plug);
+	if (g_plug)
+		blk_finish_plug(&plug);
 
 	while (ctx->inflight) {
 		set_current_state(TASK_INTERRUPTIBLE);
@@ -197,7 +205,8 @@ static int bare_thread(void *data)
 		__set_current_state(TASK_RUNNING);
 
 		stop = kthread_should_stop() || ktime_get_ns() >= end;
-		blk_start_plug(&plug);
+		if (g_plug)
+			blk_start_plug(&plug);
 		llist_for_each_entry_safe(io, next, node, node) {
 			ctx->inflight--;
 			if (io->bio->bi_status)
@@ -207,7 +216,8 @@ static int bare_thread(void *data)
 			if (!stop)
 				bare_submit(ctx, io);
 		}
-		blk_finish_plug(&plug);
+		if (g_plug)
+			blk_finish_plug(&plug);
 		cond_resched();
 	}
 	ctx->elapsed_ns = ktime_get_ns() - start;
