@@ -150,8 +150,8 @@ result $? "a test that hangs fails, with its tasks' kernel stacks in the log, an
 if [ "$kver" = none ] || [ ! -f "build/$kver/blkfloor.ko" ]; then
 	n=$((n + 5))
 	echo "ok $((n - 4)) broken rig: the rig check fails # SKIP no module built for ${kver:-any kernel}"
-	echo "ok $((n - 2)) broken rig: tests needing the missing disk and the agent fail # SKIP no module"
-	echo "ok $((n - 1)) broken rig: the run exits non-zero # SKIP no module"
+	echo "ok $((n - 3)) broken rig: tests needing the missing disk and the agent fail # SKIP no module"
+	echo "ok $((n - 2)) broken rig: the run exits non-zero # SKIP no module"
 	echo "ok $((n - 1)) a guest kernel panic fails the run # SKIP no module"
 	echo "ok $n a guest that crashes while booting is booted once more # SKIP no module"
 	exit $rc
