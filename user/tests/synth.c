@@ -33,6 +33,7 @@ static const char *const kind_names[BF_SYN_NKINDS] = {
 	[BF_SYN_FTL_FAST] = "ftl-fast",
 	[BF_SYN_FTL_BACKWARDS] = "ftl-backwards",
 	[BF_SYN_FTL_SLOWFIRST] = "ftl-slow-first",
+	[BF_SYN_CACHE_FLICKER] = "cache-flicker",
 };
 
 const char *bf_synth_kind_name(enum bf_synth_kind k)
@@ -93,6 +94,7 @@ static int build(const struct bf_synth_params *p, struct phases *ph,
 	case BF_SYN_CACHE_SHORT:
 	case BF_SYN_CACHE_BURSTS:
 	case BF_SYN_CACHE_SMALL:
+	case BF_SYN_CACHE_FLICKER:
 		if (p->kind == BF_SYN_CACHE_SMALL) {
 			hi = real ? 1524 : 150;
 			lo = real ? 1132 : 111;
@@ -113,7 +115,25 @@ static int build(const struct bf_synth_params *p, struct phases *ph,
 		tr->step_time_s = ts;
 		tr->min_step_log = log(hi / lo);
 		tr->min_plateau_s = fmin(ts, T - ts);
-		ret = ph_add(ph, 0, hi) ?: ph_add(ph, ts, lo);
+		ret = ph_add(ph, 0, hi);
+		if (p->kind != BF_SYN_CACHE_FLICKER) {
+			ret = ret ?: ph_add(ph, ts, lo);
+		} else {
+			/*
+			 * The floor flips between 0.7 and 1.3 times its
+			 * level about once a sample: a rate limiter's
+			 * bursts beating with the sampling interval, as
+			 * make demo recorded on a loaded host (18 and 34
+			 * MB/s in turns at 200 ms, the QEMU rig's slc model
+			 * behind a throttle). A long job gets the level.
+			 */
+			bool up = false;
+
+			for (t = ts; t < T && !ret; up = !up) {
+				ret = ph_add(ph, t, (up ? 1.3 : 0.7) * lo);
+				t += p->dt * (0.6 + 0.8 * rng_unif(r));
+			}
+		}
 		if (ret || p->kind != BF_SYN_CACHE_BURSTS)
 			return ret;
 		/*

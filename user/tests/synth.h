@@ -28,6 +28,7 @@ enum bf_synth_kind {
 	BF_SYN_FTL_FAST,	/* two levels, random dwell, mean 1.5 samples */
 	BF_SYN_FTL_BACKWARDS,	/* slow, fast, slow */
 	BF_SYN_FTL_SLOWFIRST,	/* slow, then fast */
+	BF_SYN_CACHE_FLICKER,	/* a cache, then a floor flipping each sample */
 	BF_SYN_NKINDS,
 };
 
