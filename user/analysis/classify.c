@@ -43,6 +43,7 @@
 #define BF_FAR		0.4055	/* ln(1.5): a sample far from its plateau */
 #define BF_ERRATIC_FAR	0.35	/* share of far samples in an erratic curve */
 #define BF_HOT_START	0.4055	/* ln(1.5): a start above an oscillation */
+#define BF_RUNS_Z	1.645	/* levels that persist: 5 %, one-sided */
 #define BF_ERRATIC_JUMPS 0.25	/* share of 2x jumps in an erratic curve */
 #define BF_BACKWARDS	0.2231	/* ln(1.25): "runs backwards" is a real climb */
 
@@ -1350,17 +1351,42 @@ static void verdict_oscillation(struct bf_work *w, const struct bf_feat *f,
 }
 
 /*
+ * Do the samples stay on one side of @c for a while? The Wald-Wolfowitz
+ * runs test: z of the number of runs (stretches on one side) against the
+ * number a random order of the same samples would have. A cycle that holds
+ * each level for a few samples has far fewer (z well below 0); noise has
+ * about as many (z near 0); a rate that flips every sample, as a rate
+ * limiter's bursts beating with the sampling interval do, has more.
+ */
+static double runs_z(const double *y, size_t n, double c)
+{
+	size_t n1 = 0, runs = 0, i;
+	double mu, var;
+
+	for (i = 0; i < n; i++) {
+		n1 += y[i] >= c;
+		runs += !i || (y[i] >= c) != (y[i - 1] >= c);
+	}
+	if (!n1 || n1 == n)
+		return 0;
+	mu = 1 + 2.0 * n1 * (n - n1) / n;
+	var = (mu - 1) * (mu - 2) / (n - 1);
+	return var > 0 ? (runs - mu) / sqrt(var) : 0;
+}
+
+/*
  * Fast at first, then a moderate oscillation (under 4x, each level for a
- * quarter of the time or more) well below: a controller that heated up
- * and now throttles and recovers, not a cache (whose floor may burst
- * briefly but does not keep climbing back). Sets the oscillation's levels
- * in @f (the peak stays the first plateau).
+ * quarter of the time or more, and held for a few samples at a time: far
+ * fewer runs than chance) well below: a controller that heated up and now
+ * throttles and recovers, not a cache (whose floor may burst briefly or
+ * jitter, but does not keep climbing back and holding there). Sets the
+ * oscillation's levels in @f (the peak stays the first plateau).
  */
 static bool hot_start(struct bf_work *w, struct bf_feat *f,
 		      struct bf_report *r)
 {
 	size_t from = w->seg[1].first, n = w->n, i, up = 0, nlo, nhi;
-	double *y = w->y, lo, hi;
+	double *y = w->y, lo, hi, z;
 	unsigned int cross = 0;
 	int state = 0;
 	bool two;
@@ -1383,9 +1409,10 @@ static bool hot_start(struct bf_work *w, struct bf_feat *f,
 			state = w->y[i] > c ? 1 : -1;
 		}
 	}
+	z = runs_z(w->y, w->n, (lo + hi) / 2);
 	w->y = y;
 	w->n = n;
-	if (!two || cross < 4 || hi - lo >= BF_GC_DEPTH ||
+	if (!two || cross < 4 || hi - lo >= BF_GC_DEPTH || z > -BF_RUNS_Z ||
 	    up < 0.25 * (n - from) ||
 	    up > 0.75 * (n - from))
 		return false;

@@ -199,12 +199,26 @@ static int build(const struct bf_synth_params *p, struct phases *ph,
 		double warm = fmax(3 * p->dt, (0.04 + 0.04 * rng_unif(r)) * T);
 		bool hot = false;
 
+		double h = per / 2 / p->dt, z;
+
 		hi = real ? 700 : 40;
 		lo = real ? 300 : 15;
 		tr->class = BF_CLASS_THERMAL_THROTTLING;
 		tr->peak_mbps = 4 * hi;
 		tr->floor_mbps = lo;
 		tr->recovered = 1;
+		/*
+		 * A cycle is told from a floor that merely jitters by its
+		 * levels holding: n samples at h per level make n / h runs
+		 * where a random order makes n / 2, sd sqrt(n) / 2, so
+		 * z = -sqrt(n) (1 - 2 / h). The classifier asks for 1.645;
+		 * the samples that straddle a switch add runs, so fewer
+		 * than give z = 2.5 (and any cycle of 2 samples per level
+		 * or less) cannot show this shape.
+		 */
+		z = h > 2 ? 2.5 / (1 - 2 / h) : INFINITY;
+		tr->min_n = z * z < 1e9 ? (size_t)ceil(z * z * T / (T - warm)) :
+			    SIZE_MAX;
 		ret = ph_add(ph, 0, 4 * hi);
 		for (t = warm; t < T && !ret; hot = !hot) {
 			ret = ph_add(ph, t, hot ? lo : hi);

@@ -381,6 +381,29 @@ TEST(gc_levels_with_a_short_stall)
 		  classify_200ms(g612, sizeof(g612) / sizeof(g612[0])));
 }
 
+/*
+ * make demo beside a make check guest (6.12 guest, the rig's slc model
+ * behind QEMU's throttle on a UAS disk, 200 ms intervals): the cache, then
+ * a floor that flips between ~18 and ~34 MB/s every sample or two, the
+ * throttle's bursts beating with the interval. No level holds for more
+ * than two samples, which no controller cooling and heating does: it was
+ * called a hot start of thermal throttling (0.61). A cache, with a
+ * jittery floor.
+ */
+TEST(cache_with_a_floor_flipping_every_sample)
+{
+	static const double demo[] = {
+		174, 119, 123, 114, 121, 116, 21, 29, 18, 32, 18, 34, 18, 31,
+		20, 32, 18, 31, 21, 26, 24, 24, 29, 18, 35, 21, 18, 35, 20, 21,
+		34, 18, 26, 29, 19, 29, 26, 18, 35, 21, 18, 33, 24, 20, 31, 24,
+		18, 34, 21, 18, 37, 20, 18, 36, 19, 21, 34, 18, 29, 26, 18, 34,
+		21, 18, 36, 25,
+	};
+
+	EXPECT_EQ(BF_CLASS_CACHE_EXHAUSTION,
+		  classify_200ms(demo, sizeof(demo) / sizeof(demo[0])));
+}
+
 TEST(million_samples_under_a_second)
 {
 	struct bf_synth_params p = {
