@@ -7,6 +7,7 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -17,6 +18,7 @@
 
 #include "blkfloor.h"
 #include "devinfo.h"
+#include "grow.h"
 #include "run.h"
 #include "trace.h"
 #include "traceout.h"
@@ -40,19 +42,14 @@ void bf_result_free(struct bf_run_result *res)
 
 static int keep_iv(struct bf_run_result *res, const struct bf_iv *iv)
 {
-	if (iv->index >= res->cap) {
-		size_t cap = res->cap ? res->cap : 64;
-		struct bf_iv *n;
+	struct bf_iv *n;
 
-		while (cap <= iv->index)
-			cap *= 2;
-		n = realloc(res->iv, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		memset(n + res->cap, 0, (cap - res->cap) * sizeof(*n));
-		res->iv = n;
-		res->cap = cap;
-	}
+	if (iv->index >= SIZE_MAX)
+		return -ENOMEM;
+	n = bf_grow(res->iv, &res->cap, iv->index + 1, sizeof(*n), 64);
+	if (!n)
+		return -ENOMEM;
+	res->iv = n;
 	res->iv[iv->index] = *iv;
 	res->iv[iv->index].have = true;
 	if (iv->index >= res->niv)
@@ -239,20 +236,15 @@ struct err_log_arg {
 static int err_log_cb(const struct bf_nl_msg *m, void *arg)
 {
 	struct err_log_arg *a = arg;
-	struct bf_err_entry e;
+	struct bf_err_entry e, *v;
 
 	if (!m->tb[BLKFLOOR_A_ERROR] ||
 	    bf_err_entry_parse(m->tb[BLKFLOOR_A_ERROR], &e))
 		return -EPROTO;
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 16;
-		struct bf_err_entry *v = realloc(a->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		a->v = v;
-		a->cap = cap;
-	}
+	v = bf_grow(a->v, &a->cap, a->n + 1, sizeof(*v), 16);
+	if (!v)
+		return -ENOMEM;
+	a->v = v;
 	a->v[a->n++] = e;
 	return 0;
 }

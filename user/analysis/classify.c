@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "classify.h"
+#include "grow.h"
 #include "json.h"
 
 #define BF_PEN		4.0	/* penalty factor on sigma^2 ln(n) */
@@ -236,15 +237,12 @@ static double cost(const struct bf_work *w, size_t a, size_t b)
 
 static int push_seg(struct bf_work *w, size_t first, size_t last)
 {
-	if (w->nseg == w->capseg) {
-		size_t cap = w->capseg ? w->capseg * 2 : 16;
-		struct bf_seg *g = realloc(w->seg, cap * sizeof(*g));
+	struct bf_seg *g = bf_grow(w->seg, &w->capseg, w->nseg + 1,
+				   sizeof(*g), 16);
 
-		if (!g)
-			return -ENOMEM;
-		w->seg = g;
-		w->capseg = cap;
-	}
+	if (!g)
+		return -ENOMEM;
+	w->seg = g;
 	memset(&w->seg[w->nseg], 0, sizeof(w->seg[0]));
 	w->seg[w->nseg].first = first;
 	w->seg[w->nseg].last = last;
@@ -261,12 +259,12 @@ static int push_seg(struct bf_work *w, size_t first, size_t last)
  */
 static int binseg(struct bf_work *w, double pen)
 {
-	struct range { size_t a, b; } *st;
-	size_t sp = 0, cap = 64;
+	struct range { size_t a, b; } *st, *n2;
+	size_t sp = 0, cap = 0;
 	double work = 0;
 	int ret = 0;
 
-	st = malloc(cap * sizeof(*st));
+	st = bf_grow(NULL, &cap, 1, sizeof(*st), 64);
 	if (!st)
 		return -ENOMEM;
 	st[sp++] = (struct range){ 0, w->n };
@@ -300,16 +298,12 @@ static int binseg(struct bf_work *w, double pen)
 				break;
 			continue;
 		}
-		if (sp + 2 > cap) {
-			struct range *n2 = realloc(st, 2 * cap * sizeof(*st));
-
-			if (!n2) {
-				ret = -ENOMEM;
-				break;
-			}
-			st = n2;
-			cap *= 2;
+		n2 = bf_grow(st, &cap, sp + 2, sizeof(*st), 64);
+		if (!n2) {
+			ret = -ENOMEM;
+			break;
 		}
+		st = n2;
 		/* right half below left half: left is popped first */
 		st[sp++] = (struct range){ bestk, r.b };
 		st[sp++] = (struct range){ r.a, bestk };

@@ -31,18 +31,16 @@
 #include <sys/stat.h>
 
 #include "classify.h"
+#include "grow.h"
 
 static int push_sample(struct bf_series *ser, const struct bf_sample *x)
 {
-	if (ser->n == ser->cap) {
-		size_t cap = ser->cap ? ser->cap * 2 : 256;
-		struct bf_sample *s = realloc(ser->s, cap * sizeof(*s));
+	struct bf_sample *s = bf_grow(ser->s, &ser->cap, ser->n + 1,
+				      sizeof(*s), 256);
 
-		if (!s)
-			return -ENOMEM;
-		ser->s = s;
-		ser->cap = cap;
-	}
+	if (!s)
+		return -ENOMEM;
+	ser->s = s;
 	ser->s[ser->n++] = *x;
 	return 0;
 }

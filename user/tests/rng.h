@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "grow.h"
+
 struct rng { uint64_t s; };
 
 static inline uint64_t rng_next(struct rng *r)
@@ -47,20 +49,18 @@ struct phases {
 
 static inline int ph_add(struct phases *p, double t0, double rate)
 {
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 64;
-		double *a = realloc(p->t0, cap * sizeof(double));
-		double *b;
+	size_t c1 = p->cap, c2 = p->cap;
+	double *a, *b;
 
-		if (!a)
-			return -ENOMEM;
-		p->t0 = a;
-		b = realloc(p->rate, cap * sizeof(double));
-		if (!b)
-			return -ENOMEM;
-		p->rate = b;
-		p->cap = cap;
-	}
+	a = bf_grow(p->t0, &c1, p->n + 1, sizeof(*a), 64);
+	if (!a)
+		return -ENOMEM;
+	p->t0 = a;
+	b = bf_grow(p->rate, &c2, p->n + 1, sizeof(*b), 64);
+	if (!b)
+		return -ENOMEM;
+	p->rate = b;
+	p->cap = c1;
 	p->t0[p->n] = t0;
 	p->rate[p->n] = rate;
 	p->n++;

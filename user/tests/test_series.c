@@ -12,7 +12,10 @@
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #include "kselftest_harness.h"
 #pragma GCC diagnostic pop
+#include <stdint.h>
+
 #include "classify.h"
+#include "grow.h"
 #include "synth.h"
 
 /* Write @text to a new temporary file; returns its path (static buffer). */
@@ -293,6 +296,45 @@ TEST(json_shape)
 	EXPECT_EQ(NULL, strstr(cache, "\"cache_bytes\":null"));
 	free(cache);
 	free(steady);
+}
+
+/* bf_grow(): doubling, zeroed growth, contents kept, overflow refused. */
+TEST(grow_doubles_and_refuses_overflow)
+{
+	size_t cap = 0, i;
+	int *v = NULL, *w;
+
+	v = bf_grow(v, &cap, 1, sizeof(*v), 4);
+	ASSERT_NE(NULL, v);
+	EXPECT_EQ(4UL, cap);
+	for (i = 0; i < cap; i++)
+		EXPECT_EQ(0, v[i]);
+	for (i = 0; i < 4; i++)
+		v[i] = 10 + i;
+	/* enough room: the same array, the same capacity */
+	EXPECT_EQ(v, bf_grow(v, &cap, 4, sizeof(*v), 4));
+	EXPECT_EQ(4UL, cap);
+	/* 4 -> 8 -> 16 -> 32 for 17 */
+	v = bf_grow(v, &cap, 17, sizeof(*v), 4);
+	ASSERT_NE(NULL, v);
+	EXPECT_EQ(32UL, cap);
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ((int)(10 + i), v[i]);
+	for (i = 4; i < cap; i++)
+		EXPECT_EQ(0, v[i]);
+	/* no size that overflows: NULL, the array and capacity kept */
+	EXPECT_EQ(NULL, bf_grow(v, &cap, SIZE_MAX / 2 + 2, sizeof(*v), 4));
+	EXPECT_EQ(NULL, bf_grow(v, &cap, SIZE_MAX / sizeof(*v) + 1,
+				sizeof(*v), 4));
+	EXPECT_EQ(32UL, cap);
+	EXPECT_EQ(13, v[3]);
+	free(v);
+	/* a first capacity of 0 still grows */
+	cap = 0;
+	w = bf_grow(NULL, &cap, 3, sizeof(*w), 0);
+	ASSERT_NE(NULL, w);
+	EXPECT_EQ(4UL, cap);
+	free(w);
 }
 
 TEST_HARNESS_MAIN
