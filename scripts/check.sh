@@ -109,6 +109,7 @@ fi
 if [ -f selftests/vm/test_drivemodel.py ]; then
 	suite "drive models" python3 selftests/vm/test_drivemodel.py --ktap
 fi
+suite "host unit tests under ASan and UBSan" scripts/test-user-sanitize.sh
 suite "static checks" scripts/static-checks.sh
 suite "docs" scripts/check-docs.sh
 suite "install" scripts/test-install.sh

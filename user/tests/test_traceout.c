@@ -66,6 +66,8 @@ TEST(lines)
 	EXPECT_STREQ("# event: 1.000000 abort a b\n", buf);
 	/* the longest interval line still fits */
 	memset(&iv, 0xff, sizeof(iv));
+	/* (a bool holds 0 or 1: 0xff in one is undefined behaviour) */
+	iv.have = iv.have_path = iv.path.scsi = iv.path.temp = true;
 	iv.start_ns = 0;
 	n = bf_trace_fmt_iv(buf, sizeof(buf), &iv);
 	EXPECT_EQ('\n', buf[n - 1]);
