@@ -1459,8 +1459,12 @@ static void decide_cliff(struct bf_work *w, struct bf_feat *f,
 	v->step = true;
 	v->conf = confidence(nmin, (drop - BF_REL_STEP) /
 			     (4 * w->sigma + 0.05));
-	set_reason(r, "one clean step down (%.2fx) that does not climb back",
-		   exp(drop));
+	if (r->floor_kind == BF_FLOOR_ERRATIC)
+		set_reason(r, "one step down (%.2fx) that does not climb back, to a floor that jitters",
+			   exp(drop));
+	else
+		set_reason(r, "one clean step down (%.2fx) that does not climb back",
+			   exp(drop));
 	if (w->nseg > 2)
 		strncat(r->reason, ", with later stages",
 			sizeof(r->reason) - strlen(r->reason) - 1);

@@ -400,8 +400,22 @@ TEST(cache_with_a_floor_flipping_every_sample)
 		21, 18, 36, 25,
 	};
 
-	EXPECT_EQ(BF_CLASS_CACHE_EXHAUSTION,
-		  classify_200ms(demo, sizeof(demo) / sizeof(demo[0])));
+	struct bf_series ser = { 0 };
+	struct bf_report r;
+	double bytes = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(demo) / sizeof(demo[0]); i++) {
+		bytes += demo[i] * 0.2e6;
+		bf_series_push(&ser, 0.2 * (i + 1), 0.2, demo[i], bytes);
+	}
+	ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
+	EXPECT_EQ(BF_CLASS_CACHE_EXHAUSTION, (int)r.class);
+	/* the words say what was seen: not a clean step */
+	EXPECT_EQ(BF_FLOOR_ERRATIC, (int)r.floor_kind);
+	EXPECT_NE(NULL, strstr(r.reason, "jitters")) TH_LOG("%s", r.reason);
+	bf_report_free(&r);
+	bf_series_free(&ser);
 }
 
 TEST(million_samples_under_a_second)
