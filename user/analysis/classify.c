@@ -1631,6 +1631,25 @@ static int segment(struct bf_work *w, struct bf_seg **raw)
 }
 
 /* Peak, floor, cache step and cycle, as the verdict reads the curve. */
+/*
+ * The rate over a jittery plateau @g: its bytes over its time, leaving out
+ * what is no jitter but an excursion of its own, 2x or more off the
+ * plateau's level (a burst of a refreshed cache, a stall).
+ */
+static double jitter_mean(const struct bf_work *w, const struct bf_seg *g)
+{
+	double b = 0, t = 0;
+	size_t i;
+
+	for (i = g->first; i <= g->last; i++) {
+		if (fabs(w->y[i] - g->lvl) >= M_LN2)
+			continue;
+		b += w->s[i].mbps * w->s[i].dt;
+		t += w->s[i].dt;
+	}
+	return t > 0 ? b / t : exp(g->lvl);
+}
+
 static void levels(struct bf_work *w, const struct bf_feat *f,
 		   const struct bf_verdict *v, struct bf_report *r)
 {
@@ -1665,6 +1684,16 @@ static void levels(struct bf_work *w, const struct bf_feat *f,
 	if (v->step && f->kmin + 1 != w->nseg &&
 	    w->seg[f->kmin].dur < 0.5 * (f->total - w->seg[0].dur))
 		r->floor_mbps = fmin(after_mean(w, w->seg[1].first),
+				     r->mean_mbps);
+	/*
+	 * A floor that jitters and is where the drive settles: a long job
+	 * gets its bytes over its time. Its level (a median) says less
+	 * where the samples are skewed, as a rate limiter's bursts beating
+	 * with the interval make them (21 against 25 MB/s in make demo).
+	 */
+	else if (v->step && r->floor_kind == BF_FLOOR_ERRATIC &&
+		 f->kmin + 1 == w->nseg)
+		r->floor_mbps = fmin(jitter_mean(w, &w->seg[f->kmin]),
 				     r->mean_mbps);
 }
 
