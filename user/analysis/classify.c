@@ -1630,7 +1630,6 @@ static int segment(struct bf_work *w, struct bf_seg **raw)
 	return 0;
 }
 
-/* Peak, floor, cache step and cycle, as the verdict reads the curve. */
 /*
  * The rate over a jittery plateau @g: its bytes over its time, leaving out
  * what is no jitter but an excursion of its own, 2x or more off the
@@ -1650,6 +1649,7 @@ static double jitter_mean(const struct bf_work *w, const struct bf_seg *g)
 	return t > 0 ? b / t : exp(g->lvl);
 }
 
+/* Peak, floor, cache step and cycle, as the verdict reads the curve. */
 static void levels(struct bf_work *w, const struct bf_feat *f,
 		   const struct bf_verdict *v, struct bf_report *r)
 {
