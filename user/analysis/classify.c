@@ -2148,6 +2148,12 @@ void bf_report_print(FILE *f, const struct bf_report *r)
 		if (g->nexcursions)
 			fprintf(f, "  (%u short excursions ignored)",
 				g->nexcursions);
+		/* skewed samples: the level is a median, a job gets the mean */
+		if (g->mean_mbps > 0 &&
+		    fabs(g->level_mbps / g->mean_mbps - 1) > 0.1) {
+			bf_fmt_mbps(a, sizeof(a), g->mean_mbps);
+			fprintf(f, "  (median; mean %s MB/s)", a);
+		}
 		fputc('\n', f);
 	}
 	fprintf(f, "\n%s\n", r->explain);

@@ -393,12 +393,15 @@ TEST(gc_levels_with_a_short_stall)
  * median of its samples (21 MB/s for the second).
  */
 static void check_jittery_cache(struct __test_metadata *_metadata,
-				const double *mbps, size_t n, size_t step)
+				const double *mbps, size_t n, size_t step,
+				bool skewed)
 {
 	struct bf_series ser = { 0 };
 	double bytes = 0, after = 0;
 	struct bf_report r;
-	size_t i;
+	char *buf = NULL;
+	size_t i, len;
+	FILE *text;
 
 	for (i = 0; i < n; i++) {
 		bytes += mbps[i] * 0.2e6;
@@ -416,6 +419,14 @@ static void check_jittery_cache(struct __test_metadata *_metadata,
 		       after);
 	EXPECT_TRUE(within(r.cache_bytes, 150e6, 0.05))
 		TH_LOG("cache %.3g B", r.cache_bytes);
+	/* a median more than 10 % off the mean is printed with it */
+	text = open_memstream(&buf, &len);
+	ASSERT_NE(NULL, text);
+	bf_report_print(text, &r);
+	fclose(text);
+	EXPECT_EQ(skewed, strstr(buf, "(median; mean 2") != NULL)
+		TH_LOG("%s", buf);
+	free(buf);
 	bf_report_free(&r);
 	bf_series_free(&ser);
 }
@@ -437,8 +448,11 @@ TEST(cache_with_a_floor_flipping_every_sample)
 		29, 26, 20,
 	};
 
-	check_jittery_cache(_metadata, demo1, sizeof(demo1) / sizeof(demo1[0]), 6);
-	check_jittery_cache(_metadata, demo2, sizeof(demo2) / sizeof(demo2[0]), 6);
+	/* medians 24.0 and 21.0 MB/s, means 25.0 and 25.1 */
+	check_jittery_cache(_metadata, demo1, sizeof(demo1) / sizeof(demo1[0]),
+			    6, false);
+	check_jittery_cache(_metadata, demo2, sizeof(demo2) / sizeof(demo2[0]),
+			    6, true);
 }
 
 TEST(million_samples_under_a_second)
