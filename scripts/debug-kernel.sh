@@ -27,7 +27,7 @@ if [ ! -f "$src/Makefile" ]; then
 fi
 
 # What the rig needs (9p root, virtio console, xhci + usb-storage + uas +
-# sd), what the tests load as modules (and what they test: zoned devices
+# sd, NVMe with its hwmon sensor for path/003), what the tests load as modules (and what they test: zoned devices
 # are refused), and the debug options.
 opts=(--set-str LOCALVERSION -blkfloor-debug
 	-d LOCALVERSION_AUTO
@@ -37,7 +37,7 @@ opts=(--set-str LOCALVERSION -blkfloor-debug
 	-e NET -e NET_9P -e NET_9P_VIRTIO -e 9P_FS -e 9P_FS_POSIX_ACL
 	-e VIRTIO_PCI -e VIRTIO_CONSOLE -e PCI
 	-e USB -e USB_XHCI_HCD -e USB_XHCI_PCI -e USB_STORAGE -e USB_UAS
-	-e SCSI -e BLK_DEV_SD -e EXT4_FS
+	-e SCSI -e BLK_DEV_SD -e EXT4_FS -e BLK_DEV_NVME -e HWMON -e NVME_HWMON
 	-m BLK_DEV_NULL_BLK -m SCSI_DEBUG -e MD -e BLK_DEV_DM -m DM_FLAKEY
 	-e CRC32 -e LIBCRC32C -e CRYPTO_CRC32C
 	-e KASAN -e KASAN_GENERIC -e KASAN_INLINE
