@@ -83,6 +83,10 @@ demo:
 bench:
 	@scripts/bench.sh
 
+# Guest instructions per I/O by function, blkfloor beside bare (TCG only).
+profile:
+	@scripts/profile-io.sh
+
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod CONFIG_BLKFLOOR=m \
 		INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=extra modules_install
@@ -106,4 +110,4 @@ clean:
 	$(MAKE) -C user clean
 	rm -rf $(BUILD)
 
-.PHONY: all module cli nlgen ksrc deps check check-debug demo bench install uninstall clean
+.PHONY: all module cli nlgen ksrc deps check check-debug demo bench profile install uninstall clean

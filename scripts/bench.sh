@@ -84,15 +84,7 @@ for k in $BENCH_KERNELS; do
 
 	# The bare submitter, built in its own per-kernel copy.
 	bare=build/$k/bare
-	rm -rf "$bare"
-	mkdir -p "$bare"
-	cp selftests/bench/bare/Kbuild selftests/bench/bare/*.[ch] "$bare/"
-	if ! make -C "$kdir" M="$top/$bare" W=1 modules >"$bare/build.log" 2>&1 ||
-	   grep -E 'warning:|error:' "$bare/build.log" >&2; then
-		echo "bench: blkfloor_bare does not build cleanly for $k:" >&2
-		cat "$bare/build.log" >&2
-		exit 1
-	fi
+	scripts/build-bare.sh "$k" || exit 1
 
 	res=$out/$stamp-$k.jsonl
 	: > "$res"

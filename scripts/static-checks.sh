@@ -3,12 +3,13 @@
 #
 # Static checks as one KTAP suite: checkpatch --strict on every kernel
 # source, the netlink code generated from the YNL spec up to date, shell
-# scripts parse.
+# scripts parse, make profile's host parts work (selftests/bench/
+# test_profile.py).
 cd "$(dirname "$0")/.."
 cp=build/ksrc/scripts/checkpatch.pl
 files=(kmod/*.c kmod/*.h include/uapi/linux/*.h)
 spec=Documentation/netlink/specs/blkfloor.yaml
-checks=$((${#files[@]} + 2))
+checks=$((${#files[@]} + 3))
 echo "TAP version 13"
 echo "1..$checks"
 n=0 rc=0
@@ -35,4 +36,8 @@ for s in scripts/*.sh selftests/*.sh selftests/vm/*.sh selftests/tests/*/[0-9][0
 	bash -n "$s" || { echo "# $s does not parse"; bad=1; }
 done
 result $bad "shell scripts parse"
+out=$(python3 selftests/bench/test_profile.py 2>&1)
+r=$?
+[ $r != 0 ] && printf '%s\n' "$out" | sed 's/^/# /'
+result $r "make profile: plugin builds, report charges blocks per I/O"
 exit $rc

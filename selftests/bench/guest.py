@@ -202,7 +202,9 @@ class Engines:
                                if abs(v - slab0.get(k, 0)) >= 16384}
         return r
 
-    def bare(self, dev, op, random, bs, qd, t, plug=True):
+    def bare(self, dev, op, random, bs, qd, t, plug=True, keep=False):
+        """One run; with keep, the module stays loaded (profile_guest.py
+        reads its symbols)."""
         c0 = cpu_busy_ns()
         sh("insmod", self.args.bare, "path=" + dev, "qd=%d" % qd,
            "bs=%d" % bs, "op=" + op, "random=%d" % int(random),
@@ -214,7 +216,8 @@ class Engines:
         for k in ("ios", "ns", "errors"):
             with open(p + "result_" + k) as f:
                 res[k] = int(f.read())
-        sh("rmmod", "blkfloor_bare")
+        if not keep:
+            sh("rmmod", "blkfloor_bare")
         res["bytes"] = res["ios"] * bs
         res["cpu_ns"] = c1 - c0
         return res

@@ -29,6 +29,9 @@
 #                      next timer's deadline (off: QEMU's sleep=off; guest
 #                      timers then fire on time whatever the host's load,
 #                      and idle waits take no guest time beyond them).
+#   --plugin SO[,ARG=V...]  TCG only: load a QEMU TCG plugin (QEMU's
+#                      -plugin), such as selftests/bench/tbprof/tbcount.so
+#                      for scripts/profile-io.sh.
 #
 # In the guest, before the command runs:
 #   - build/KVER/blkfloor.ko (if built) is installed under
@@ -52,6 +55,7 @@ keep=0
 share=
 icount=
 icount_sleep=on
+plugin=
 usb=()
 uas=()
 nvme=()
@@ -74,6 +78,7 @@ while [ $# -gt 0 ]; do
 	--keep) keep=1; shift ;;
 	--icount) icount=$2; shift 2 ;;
 	--icount-sleep) icount_sleep=$2; shift 2 ;;
+	--plugin) plugin=$2; shift 2 ;;
 	--) shift; break ;;
 	*) usage ;;
 	esac
@@ -163,6 +168,11 @@ if [ -n "$icount" ]; then
 	# an idle guest's clock jumps to its next timer, so timers fire on
 	# time in guest time, however loaded the host is.
 	icountargs=(-icount "shift=$icount,sleep=$icount_sleep")
+fi
+if [ -n "$plugin" ]; then
+	[ "$accel" = tcg ] ||
+		{ echo "run-vm: --plugin needs TCG (this host uses $accel)" >&2; exit 2; }
+	icountargs+=(-plugin "$plugin")
 fi
 
 # --- the module: depmod on the host (over 9p in a TCG guest it takes minutes)
