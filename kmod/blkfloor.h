@@ -127,7 +127,8 @@ struct blkfloor_io {
  * @seq_next: next block for sequential runs
  * @perm_next: index in the pass of the next block, random runs
  * @perm_pass: pass of the next block, random runs
- * @perm_half: half the bit width of the random pass's permutation
+ * @perm_mask: 2^k - 1, where k bits hold every block number (random runs)
+ * @perm_shift: the permutation's xor-shift, half of k rounded up
  * @perm_key: round keys of the permutation of pass @perm_pass
  * @rate_cost: ns per request at the rate cap, << 8 (0: uncapped)
  * @rate_next: earliest next submission, ns << 8
@@ -161,7 +162,8 @@ struct blkfloor_engine {
 	u64 seq_next;
 	u64 perm_next;
 	u64 perm_pass;
-	unsigned int perm_half;
+	u64 perm_mask;
+	unsigned int perm_shift;
 	u64 perm_key[3];
 	u64 rate_cost;
 	u64 rate_next;
