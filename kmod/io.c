@@ -333,6 +333,10 @@ static void blkfloor_verify_check(struct blkfloor_run *run,
  * and the run may be released: nothing reachable from @io is touched after
  * llist_add(), and the run (with its task reference) is freed only after
  * an RCU grace period, so the read lock keeps @run and its task valid here.
+ * The sched flavour: a grace period waits for preemption-disabled
+ * sections too, and they cost no call (with PREEMPT_RCU, which Debian's
+ * PREEMPT_DYNAMIC kernels have, rcu_read_lock() and rcu_read_unlock() are
+ * two calls into the RCU core for every I/O).
  */
 static void blkfloor_end_io(struct bio *bio)
 {
@@ -340,11 +344,11 @@ static void blkfloor_end_io(struct bio *bio)
 	struct blkfloor_run *run = io->run;
 
 	WRITE_ONCE(io->done_ns, ktime_get_ns());
-	rcu_read_lock();
+	rcu_read_lock_sched();
 	if (llist_add(&io->node, &run->done) &&
 	    !(in_task() && current == run->task))
 		wake_up_process(run->task);
-	rcu_read_unlock();
+	rcu_read_unlock_sched();
 }
 
 /*
