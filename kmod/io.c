@@ -681,6 +681,25 @@ static bool blkfloor_rate_ok(struct blkfloor_engine *eng, u64 now_ns)
 	return true;
 }
 
+/* Stamp and submit prepared slots @from .. @to - 1 of a batch. */
+static void blkfloor_submit_slots(struct blkfloor_run *run, unsigned int top,
+				  unsigned int from, unsigned int to)
+{
+	struct blkfloor_engine *eng = &run->eng;
+	unsigned int j;
+
+	/*
+	 * Only this kthread touches eng->free: the slots just taken stay in
+	 * free[nr_free .. top) while they are submitted, in the order taken.
+	 */
+	for (j = from; j < to; j++) {
+		struct blkfloor_io *io = eng->free[top - 1 - j];
+
+		io->submit_ns = ktime_get_ns();
+		submit_bio(io->bio);
+	}
+}
+
 /*
  * Refill idle slots. Every bio is stamped just before its own
  * submit_bio(), so its latency counts from when it entered the block
@@ -713,10 +732,8 @@ static bool blkfloor_rate_ok(struct blkfloor_engine *eng, u64 now_ns)
 static void blkfloor_submit(struct blkfloor_run *run)
 {
 	struct blkfloor_engine *eng = &run->eng;
-	unsigned int top = eng->nr_free, n, before, j;
+	unsigned int top = eng->nr_free, n;
 	unsigned long room = 0;
-	struct blk_plug plug;
-	bool plugged;
 	/* Only the pacer needs the time here: the stamps are per bio. */
 	u64 now = eng->rate_cost ? ktime_get_ns() : 0;
 
@@ -727,29 +744,27 @@ static void blkfloor_submit(struct blkfloor_run *run)
 	}
 	n = top - eng->nr_free;
 	if (eng->plug && n > 1) {
-		before = eng->inflight - n;
+		unsigned long before = eng->inflight - n;
+
 		room = READ_ONCE(bdev_get_queue(run->bd.bdev)->nr_requests);
 		room = room > before ? room - before : 0;
 	}
-	plugged = room > 1;
-	if (plugged)
-		blk_start_plug(&plug);
-	/*
-	 * Only this kthread touches eng->free: the slots just taken stay in
-	 * free[nr_free .. top) while they are submitted, in the order taken.
-	 */
-	for (j = 0; j < n; j++) {
-		struct blkfloor_io *io = eng->free[top - 1 - j];
+	if (room > 1) {
+		/*
+		 * Declared here, not above: the kernel may zero a stack
+		 * variable where it is declared (INIT_STACK_ALL_ZERO), 64
+		 * bytes every call that a random run never plugs.
+		 */
+		struct blk_plug plug;
+		unsigned int plugged = min_t(unsigned long, n, room);
 
-		if (plugged && j == room) {
-			blk_finish_plug(&plug);
-			plugged = false;
-		}
-		io->submit_ns = ktime_get_ns();
-		submit_bio(io->bio);
-	}
-	if (plugged)
+		blk_start_plug(&plug);
+		blkfloor_submit_slots(run, top, 0, plugged);
 		blk_finish_plug(&plug);
+		blkfloor_submit_slots(run, top, plugged, n);
+	} else {
+		blkfloor_submit_slots(run, top, 0, n);
+	}
 }
 
 /* Sleep until a completion, the interval's end, or a limit/pacing time. */
