@@ -242,7 +242,8 @@ struct blkfloor_err_entry {
  *	the run's memory, the kthread's allocations included; NULL: none)
  * @task: the kthread (a task reference is held until the run is freed)
  * @stop_lock: serializes stopping the kthread
- * @stop_req: stop requested (owner went away, unload)
+ * @stop_req: stop requested (RUN_STOP, owner went away, unload); set
+ *	before any kthread_stop(), so the kthread need not ask that
  * @stopped: kthread_stop() was called (under @stop_lock)
  * @done: completed I/Os, pushed by bi_end_io
  * @eng: engine state, kthread only

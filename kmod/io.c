@@ -596,9 +596,15 @@ close:
 	return now;
 }
 
+/*
+ * RUN_STOP, the owner's exit and kthread_stop() all set stop_req (the one
+ * caller of kthread_stop(), blkfloor_run_stop(), sets it first), so the
+ * flag alone says it: kthread_should_stop() is a call, on every turn of a
+ * loop that may not sleep for millions of I/Os.
+ */
 static bool blkfloor_stop_requested(struct blkfloor_run *run)
 {
-	return kthread_should_stop() || READ_ONCE(run->stop_req);
+	return READ_ONCE(run->stop_req);
 }
 
 /* Why the run should stop submitting, or RUNNING. */
@@ -774,6 +780,9 @@ static void blkfloor_sleep(struct blkfloor_run *run, bool running)
 	u64 wake = eng->iv_end;
 	ktime_t expires;
 
+	/* Completions waiting (a driver that completes inline): no sleep. */
+	if (!llist_empty(&run->done))
+		return;
 	if (running) {
 		wake = min(wake, eng->time_end);
 		if (eng->rate_cost && eng->nr_free &&
