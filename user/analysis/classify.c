@@ -945,22 +945,40 @@ static void line_fit(const struct bf_work *w, struct bf_feat *f)
  * Median and robust spread (1.4826 MAD, the sd of a normal level) of the
  * log rates on one side of @cut: a single near-zero sample (a short stall,
  * clamped far below the median) must not widen a level it does not belong
- * to.
+ * to. Nor must a sample at a switch between the levels, with a neighbour
+ * on the other side: an interval that straddles the switch averages the
+ * two levels and belongs to neither. Those are left out while at least
+ * two samples of the level remain.
  */
+static bool cluster_interior(const struct bf_work *w, double cut, size_t i)
+{
+	bool k = w->y[i] >= cut;
+
+	return (i == 0 || (w->y[i - 1] >= cut) == k) &&
+	       (i + 1 == w->n || (w->y[i + 1] >= cut) == k);
+}
+
 static size_t cluster_robust(struct bf_work *w, double cut, int k,
 			     double *med, double *sd)
 {
-	size_t i, c = 0;
+	size_t i, c = 0, inner = 0;
+	bool all;
 
 	for (i = 0; i < w->n; i++)
-		if ((w->y[i] >= cut) == k)
+		if ((w->y[i] >= cut) == k && cluster_interior(w, cut, i))
+			inner++;
+	all = inner < 2;
+	for (i = 0; i < w->n; i++)
+		if ((w->y[i] >= cut) == k &&
+		    (all || cluster_interior(w, cut, i)))
 			w->tmp[c++] = w->y[i];
 	if (c < 2)
 		return c;
 	*med = bf_median(w->tmp, c);
 	c = 0;
 	for (i = 0; i < w->n; i++)
-		if ((w->y[i] >= cut) == k)
+		if ((w->y[i] >= cut) == k &&
+		    (all || cluster_interior(w, cut, i)))
 			w->tmp[c++] = fabs(w->y[i] - *med);
 	*sd = 1.4826 * bf_median(w->tmp, c);
 	return c;

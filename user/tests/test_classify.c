@@ -455,6 +455,34 @@ TEST(cache_with_a_floor_flipping_every_sample)
 			    6, true);
 }
 
+/*
+ * The same model on UAS in a 6.12 guest on a loaded host (make check,
+ * 200 ms intervals, QEMU waiting 24 % of the time for a CPU): samples that
+ * straddle a switch (29, 18, 13 MB/s) and one near-stall (1 MB/s) spread
+ * the low level from 1 to 29 MB/s, and the two levels, 6x apart, read as
+ * one wide one: steady. A sample with a neighbour on the other level is
+ * now left out of that level's spread.
+ */
+TEST(gc_levels_with_switching_samples)
+{
+	static const double mbps[] = { 9, 16, 1, 142, 85, 94, 29, 16, 7, 29,
+				       126, 86, 96, 83, 83, 18, 13, 126, 96,
+				       95 };
+	struct bf_series ser = { 0 };
+	struct bf_report r;
+	double bytes = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(mbps) / sizeof(mbps[0]); i++) {
+		bytes += mbps[i] * 0.2e6;
+		bf_series_push(&ser, 0.2 * (i + 1), 0.2, mbps[i], bytes);
+	}
+	ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
+	EXPECT_EQ(BF_CLASS_FTL_STARVATION, (int)r.class);
+	bf_report_free(&r);
+	bf_series_free(&ser);
+}
+
 TEST(million_samples_under_a_second)
 {
 	struct bf_synth_params p = {
