@@ -958,6 +958,13 @@ static bool cluster_interior(const struct bf_work *w, double cut, size_t i)
 	       (i + 1 == w->n || (w->y[i + 1] >= cut) == k);
 }
 
+/* Sample @i counts for level @k (with its switch samples when @all). */
+static bool cluster_member(const struct bf_work *w, double cut, int k,
+			   bool all, size_t i)
+{
+	return (w->y[i] >= cut) == k && (all || cluster_interior(w, cut, i));
+}
+
 static size_t cluster_robust(struct bf_work *w, double cut, int k,
 			     double *med, double *sd)
 {
@@ -965,20 +972,17 @@ static size_t cluster_robust(struct bf_work *w, double cut, int k,
 	bool all;
 
 	for (i = 0; i < w->n; i++)
-		if ((w->y[i] >= cut) == k && cluster_interior(w, cut, i))
-			inner++;
+		inner += cluster_member(w, cut, k, false, i);
 	all = inner < 2;
 	for (i = 0; i < w->n; i++)
-		if ((w->y[i] >= cut) == k &&
-		    (all || cluster_interior(w, cut, i)))
+		if (cluster_member(w, cut, k, all, i))
 			w->tmp[c++] = w->y[i];
 	if (c < 2)
 		return c;
 	*med = bf_median(w->tmp, c);
 	c = 0;
 	for (i = 0; i < w->n; i++)
-		if ((w->y[i] >= cut) == k &&
-		    (all || cluster_interior(w, cut, i)))
+		if (cluster_member(w, cut, k, all, i))
 			w->tmp[c++] = fabs(w->y[i] - *med);
 	*sd = 1.4826 * bf_median(w->tmp, c);
 	return c;
