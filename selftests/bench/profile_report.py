@@ -128,7 +128,7 @@ def profile(result, kos):
     lines = {}
     for ko in kos:
         # build/profile keeps them as STAMP-NAME.ko
-        mod = os.path.basename(ko)[:-3].split("-")[-1].replace("-", "_")
+        mod = os.path.basename(ko)[:-3].split("-")[-1]
         syms = {n.split()[0]: a for a, n in zip(addrs, names)
                 if n.endswith(" [%s]" % mod)}
         d = text_delta(ko, syms)
