@@ -463,24 +463,54 @@ TEST(cache_with_a_floor_flipping_every_sample)
  * one wide one: steady. A sample with a neighbour on the other level is
  * now left out of that level's spread.
  */
+/* Classify @n rates (MB/s) sampled every 0.2 s, as the rig's model tests do. */
+static int classify_mbps(const double *mbps, size_t n, struct bf_report *r)
+{
+	struct bf_series ser = { 0 };
+	double bytes = 0;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		bytes += mbps[i] * 0.2e6;
+		bf_series_push(&ser, 0.2 * (i + 1), 0.2, mbps[i], bytes);
+	}
+	ret = bf_classify(ser.s, ser.n, r);
+	bf_series_free(&ser);
+	return ret;
+}
+
 TEST(gc_levels_with_switching_samples)
 {
 	static const double mbps[] = { 9, 16, 1, 142, 85, 94, 29, 16, 7, 29,
 				       126, 86, 96, 83, 83, 18, 13, 126, 96,
 				       95 };
-	struct bf_series ser = { 0 };
 	struct bf_report r;
-	double bytes = 0;
-	size_t i;
 
-	for (i = 0; i < sizeof(mbps) / sizeof(mbps[0]); i++) {
-		bytes += mbps[i] * 0.2e6;
-		bf_series_push(&ser, 0.2 * (i + 1), 0.2, mbps[i], bytes);
-	}
-	ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
+	ASSERT_EQ(0, classify_mbps(mbps, sizeof(mbps) / sizeof(mbps[0]), &r));
 	EXPECT_EQ(BF_CLASS_FTL_STARVATION, (int)r.class);
 	bf_report_free(&r);
-	bf_series_free(&ser);
+}
+
+/*
+ * The rig's thermal model on usb-storage under 6.1 (CI at a994028): three
+ * throttle cycles 40 -> 15 MB/s, after a first sample at 306 MB/s (the
+ * emulator's write cache filling) that alone made the two levels look
+ * like one wide one.
+ */
+TEST(thermal_cycles_after_a_first_burst)
+{
+	static const double mbps[] = { 306, 79, 43, 38, 40, 40, 39, 41, 30,
+				       19, 12, 15, 17, 16, 41, 37, 43, 39, 41,
+				       29, 17, 12, 17, 16, 12, 37, 48, 37, 39,
+				       43, 29, 16, 14, 17, 10, 18, 42, 36, 43,
+				       42 };
+	struct bf_report r;
+
+	ASSERT_EQ(0, classify_mbps(mbps, sizeof(mbps) / sizeof(mbps[0]), &r));
+	EXPECT_EQ(BF_CLASS_THERMAL_THROTTLING, (int)r.class);
+	EXPECT_TRUE(r.recovered);
+	bf_report_free(&r);
 }
 
 TEST(million_samples_under_a_second)
