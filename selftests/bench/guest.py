@@ -143,8 +143,9 @@ class Engines:
         if self.bf:
             n += ["blkfloor", "blkfloor-nostats"]
         if not self.bare_reason:
-            # bare-seqplug plugs as blkfloor does: sequential runs only
-            n += ["bare", "bare-seqplug"]
+            # bare-seqplug plugs as blkfloor does: sequential runs only;
+            # bare-stamped also stamps every bio as blkfloor does
+            n += ["bare", "bare-seqplug", "bare-stamped"]
         return n + ["fio-io_uring", "fio-libaio"]
 
     def run(self, engine, dev, op, random, bs, qd, t):
@@ -155,6 +156,9 @@ class Engines:
             return self.bare(dev, op, random, bs, qd, t)
         if engine == "bare-seqplug":
             return self.bare(dev, op, random, bs, qd, t, plug=not random)
+        if engine == "bare-stamped":
+            return self.bare(dev, op, random, bs, qd, t, plug=not random,
+                             stamp=True)
         return self.fio(engine.split("-", 1)[1], dev, op, random, bs, qd, t)
 
     def blkfloor(self, dev, op, random, bs, qd, t, flags=0, interval_ns=None,
@@ -202,18 +206,20 @@ class Engines:
                                if abs(v - slab0.get(k, 0)) >= 16384}
         return r
 
-    def bare(self, dev, op, random, bs, qd, t, plug=True, keep=False):
+    def bare(self, dev, op, random, bs, qd, t, plug=True, stamp=False,
+             keep=False):
         """One run; with keep, the module stays loaded (profile_guest.py
-        reads its symbols)."""
+        reads its symbols). With stamp, every bio is stamped at submission
+        and completion and the latencies summed (lat_ns)."""
         c0 = cpu_busy_ns()
         sh("insmod", self.args.bare, "path=" + dev, "qd=%d" % qd,
            "bs=%d" % bs, "op=" + op, "random=%d" % int(random),
-           "plug=%d" % int(plug),
+           "plug=%d" % int(plug), "stamp=%d" % int(stamp),
            "duration=%d" % max(1, round(t)))
         c1 = cpu_busy_ns()
         p = "/sys/module/blkfloor_bare/parameters/"
         res = {}
-        for k in ("ios", "ns", "errors"):
+        for k in ("ios", "ns", "errors", "lat_ns"):
             with open(p + "result_" + k) as f:
                 res[k] = int(f.read())
         if not keep:

@@ -26,7 +26,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--bare", required=True)
     ap.add_argument("--engine", required=True,
-                    help="blkfloor, blkfloor-nostats, bare or bare-seqplug")
+                    help="blkfloor, blkfloor-nostats, bare, bare-seqplug or "
+                    "bare-stamped")
     ap.add_argument("--test", required=True,
                     help="a make bench workload, e.g. randread-4k-qd32")
     ap.add_argument("--mark", required=True, help="the tbmark program")
@@ -49,7 +50,8 @@ def main():
     if a.engine.startswith("bare"):
         # Loaded until the symbols are read.
         r = eng.bare(dev, op, random, bs, qd, a.time,
-                     plug=a.engine == "bare" or not random, keep=True)
+                     plug=a.engine == "bare" or not random,
+                     stamp=a.engine == "bare-stamped", keep=True)
     else:
         r = eng.run(a.engine, dev, op, random, bs, qd, a.time)
     guest.sh(a.mark)

@@ -22,7 +22,7 @@ import statistics
 import sys
 
 ENGINES = ["blkfloor", "blkfloor-nostats", "bare", "bare-seqplug",
-           "fio-io_uring", "fio-libaio"]
+           "bare-stamped", "fio-io_uring", "fio-libaio"]
 TESTS = ["randread-4k-qd1", "randread-4k-qd32", "seqwrite-128k-qd32"]
 
 
@@ -132,7 +132,7 @@ def report_tput(recs, kernel, irqmode, rst, out):
     out += [t.render(), ""]
 
     t = Table(rst, ["test", "blkfloor/fio-io_uring", "blkfloor/bare",
-                    "blkfloor/bare-seqplug",
+                    "blkfloor/bare-seqplug", "blkfloor/bare-stamped",
                     "blkfloor/fio-libaio", "accounting ns/IO",
                     "accounting %"])
     for test in TESTS:
@@ -152,7 +152,8 @@ def report_tput(recs, kernel, irqmode, rst, out):
             acc_ns = "%+.0f" % (1e9 / a - 1e9 / n)
             acc_pct = "%+.1f" % (100 * (1e9 / a - 1e9 / n) / (1e9 / a))
         t.add(test, ratio("fio-io_uring"), ratio("bare"),
-              ratio("bare-seqplug"), ratio("fio-libaio"),
+              ratio("bare-seqplug"), ratio("bare-stamped"),
+              ratio("fio-libaio"),
               acc_ns, acc_pct)
     out += [t.render(), ""]
 

@@ -10,6 +10,10 @@
  * ones submits as it does.
  * Nothing is timed per I/O and nothing is counted but completions: this is
  * the floor of what an in-kernel submitter with blkfloor's design costs.
+ * With stamp=1 it measures what blkfloor measures and no more: each bio is
+ * stamped (ktime_get_ns()) just before its submit_bio() and in bi_end_io,
+ * and the latencies are summed (result_lat_ns), so that the price of the
+ * measurement itself can be told from the price of the rest of blkfloor.
  *
  * Loading the module runs the benchmark; insmod returns when it is over and
  * the results are read back from read-only parameters:
@@ -64,6 +68,10 @@ static bool g_plug = true;
 module_param_named(plug, g_plug, bool, 0444);
 MODULE_PARM_DESC(plug, "Submit each batch under a plug. Default: 1");
 
+static bool g_stamp;
+module_param_named(stamp, g_stamp, bool, 0444);
+MODULE_PARM_DESC(stamp, "Stamp each bio at submission and completion, as blkfloor does. Default: 0");
+
 static bool g_random = true;
 module_param_named(random, g_random, bool, 0444);
 MODULE_PARM_DESC(random, "Random (1) or sequential (0) offsets. Default: 1");
@@ -84,14 +92,22 @@ static unsigned long g_result_ns;
 module_param_named(result_ns, g_result_ns, ulong, 0444);
 MODULE_PARM_DESC(result_ns, "Result: ns from the first submission to the last completion");
 
+static unsigned long g_result_lat_ns;
+module_param_named(result_lat_ns, g_result_lat_ns, ulong, 0444);
+MODULE_PARM_DESC(result_lat_ns, "Result: with stamp=1, the sum of the successful bios' latencies in ns");
+
 /**
  * struct bare_io - one request slot, reused for the whole run
  * @node: on &bare_ctx.done once completed
  * @bio: its preallocated bio, one inline bvec
+ * @submit_ns: with stamp=1, when it was submitted
+ * @done_ns: with stamp=1, when it completed
  */
 struct bare_io {
 	struct llist_node node;
 	struct bio *bio;
+	u64 submit_ns;
+	u64 done_ns;
 };
 
 /**
@@ -111,6 +127,7 @@ struct bare_io {
  * @inflight: bios submitted and not yet taken back (kthread only)
  * @nr_ios: bios completed successfully (kthread only)
  * @errors: bios that failed (kthread only)
+ * @lat_ns: with stamp=1, the sum of the successful bios' latencies
  * @elapsed_ns: first submission to last completion
  */
 struct bare_ctx {
@@ -129,6 +146,7 @@ struct bare_ctx {
 	unsigned int inflight;
 	u64 nr_ios;
 	u64 errors;
+	u64 lat_ns;
 	u64 elapsed_ns;
 };
 
@@ -138,6 +156,8 @@ static void bare_end_io(struct bio *bio)
 {
 	struct bare_io *io = bio->bi_private;
 
+	if (g_stamp)
+		io->done_ns = ktime_get_ns();
 	/* Wake the kthread only if it may have found the list empty. */
 	if (llist_add(&io->node, &bare.done))
 		wake_up_process(bare.task);
@@ -172,6 +192,8 @@ static void bare_submit(struct bare_ctx *ctx, struct bare_io *io)
 	bio->bi_end_io = bare_end_io;
 	bio->bi_private = io;
 	ctx->inflight++;
+	if (g_stamp)
+		io->submit_ns = ktime_get_ns();
 	submit_bio(bio);
 }
 
@@ -209,10 +231,12 @@ static int bare_thread(void *data)
 			blk_start_plug(&plug);
 		llist_for_each_entry_safe(io, next, node, node) {
 			ctx->inflight--;
-			if (io->bio->bi_status)
+			if (io->bio->bi_status) {
 				ctx->errors++;
-			else
+			} else {
 				ctx->nr_ios++;
+				ctx->lat_ns += io->done_ns - io->submit_ns;
+			}
 			if (!stop)
 				bare_submit(ctx, io);
 		}
@@ -344,6 +368,7 @@ static int __init bare_init(void)
 	g_result_ios = ctx->nr_ios;
 	g_result_errors = ctx->errors;
 	g_result_ns = ctx->elapsed_ns;
+	g_result_lat_ns = ctx->lat_ns;
 	pr_info("%s %s %s bs %u qd %u: %llu ios, %llu errors in %llu ns\n",
 		g_path, g_random ? "random" : "sequential", g_op, g_bs, ctx->qd,
 		ctx->nr_ios, ctx->errors, ctx->elapsed_ns);
