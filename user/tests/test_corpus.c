@@ -3,7 +3,9 @@
  * The real-drive corpus (tests/corpus/, fio bandwidth logs from a public
  * repository, labelled by hand, never tuned on): no fewer right than
  * recorded in Documentation/classification.rst, and the invariants every
- * report keeps.
+ * report keeps. And the rig's curves (tests/corpus/rig/): what the guest
+ * tests' drive models gave in past make check runs, each labelled with its
+ * model and with how long the host kept the guest waiting.
  */
 #include <libgen.h>
 #include <limits.h>
@@ -19,6 +21,13 @@
 
 /* Recorded in classification.rst: 9 of 13 right. */
 #define CORPUS_RIGHT	9
+
+/*
+ * A rig curve measured while QEMU's threads waited less than this share of
+ * the time for a CPU is one the guest tests judge (selftests/lib.sh,
+ * host_starved, BLKFLOOR_STARVED): each must be right.
+ */
+#define RIG_STARVED	0.25
 
 /* tests/corpus next to this program */
 static void corpus_dir(char *dir, size_t len)
@@ -65,6 +74,57 @@ TEST(real_drives)
 	TH_LOG("%u/%u right (recorded %d)", right, all, CORPUS_RIGHT);
 	EXPECT_EQ(13U, all);
 	EXPECT_GE(right, (unsigned int)CORPUS_RIGHT);
+}
+
+/*
+ * Every rig curve the guest tests would judge is classified as its model
+ * says; a starved one (the guest tests measure it again) only counts.
+ */
+TEST(rig_curves)
+{
+	char dir[PATH_MAX + 16], path[PATH_MAX + 64], line[256];
+	unsigned int right = 0, all = 0, sright = 0, sall = 0;
+	FILE *f;
+
+	corpus_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/rig/labels.csv", dir);
+	f = fopen(path, "r");
+	ASSERT_NE(NULL, f) TH_LOG("%s", path);
+	while (fgets(line, sizeof(line), f)) {
+		char *file = strtok(line, ","), *label = strtok(NULL, ",");
+		char *wait = strtok(NULL, ",\n");
+		struct bf_load ld = { .format = BF_FORMAT_CSV };
+		struct bf_series ser = { 0 };
+		struct bf_report r;
+		char err[256];
+		bool ok, starved;
+
+		if (!file || !label || !wait || file[0] == '#')
+			continue;
+		starved = strtod(wait, NULL) >= RIG_STARVED;
+		snprintf(path, sizeof(path), "%s/rig/%s", dir, file);
+		ASSERT_EQ(0, bf_series_load_as(path, &ld, &ser, err, sizeof(err)))
+			TH_LOG("%s", err);
+		ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
+		ok = !strcmp(label, bf_class_name(r.class));
+		if (starved) {
+			sall++;
+			sright += ok;
+		} else {
+			all++;
+			right += ok;
+			EXPECT_TRUE(ok) TH_LOG("%s (host wait %s): %s, expected %s: %s",
+					       file, wait, bf_class_name(r.class),
+					       label, r.reason);
+		}
+		EXPECT_LE(r.floor_mbps, r.mean_mbps * (1 + 1e-9));
+		bf_report_free(&r);
+		bf_series_free(&ser);
+	}
+	fclose(f);
+	TH_LOG("judged: %u/%u right; starved (measured again in the rig): %u/%u right",
+	       right, all, sright, sall);
+	EXPECT_GE(all, 20U);
 }
 
 TEST_HARNESS_MAIN
