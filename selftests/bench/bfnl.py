@@ -179,8 +179,9 @@ class Blkfloor:
 
     def start(self, path, op="read", random=True, bs=4096, qd=32,
               time_s=None, interval_ns=None, ring=None, rate_bps=None,
-              flags=0, seed=1):
-        """Start a run; returns its id. The run stops if this socket closes."""
+              flags=0, seed=1, data=None):
+        """Start a run; returns its id. The run stops if this socket closes.
+        data: a BLKFLOOR_DATA_* suffix ("shared", ...), else the default."""
         ops = {"read": C["BLKFLOOR_OP_READ"], "write": C["BLKFLOOR_OP_WRITE"]}
         fl = flags | C["BLKFLOOR_F_OWNER"]
         if op != "read":
@@ -202,6 +203,9 @@ class Blkfloor:
             a += _attr(C["BLKFLOOR_A_RING"], U32, ring)
         if rate_bps:
             a += _attr(C["BLKFLOOR_A_RATE_BPS"], U64, int(rate_bps))
+        if data:
+            a += _attr(C["BLKFLOOR_A_DATA"], U32,
+                       C["BLKFLOOR_DATA_" + data.upper()])
         msgs = self._request(self.family, C["BLKFLOOR_CMD_RUN_START"], 0, a)
         if not msgs:
             raise NlError(errno.EPROTO, "RUN_START: no reply")

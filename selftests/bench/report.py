@@ -21,8 +21,8 @@ import json
 import statistics
 import sys
 
-ENGINES = ["blkfloor", "blkfloor-nostats", "bare", "bare-seqplug",
-           "bare-stamped", "fio-io_uring", "fio-libaio"]
+ENGINES = ["blkfloor", "blkfloor-nostats", "blkfloor-shared", "bare",
+           "bare-seqplug", "bare-stamped", "fio-io_uring", "fio-libaio"]
 TESTS = ["randread-4k-qd1", "randread-4k-qd32", "seqwrite-128k-qd32"]
 
 
@@ -133,15 +133,16 @@ def report_tput(recs, kernel, irqmode, rst, out):
 
     t = Table(rst, ["test", "blkfloor/fio-io_uring", "blkfloor/bare",
                     "blkfloor/bare-seqplug", "blkfloor/bare-stamped",
+                    "blkfloor-shared/bare-stamped",
                     "blkfloor/fio-libaio", "accounting ns/IO",
                     "accounting %"])
     for test in TESTS:
         if not any(k[0] == test for k in rows):
             continue
 
-        def ratio(b):
-            x, y = best.get((test, "blkfloor")), best.get((test, b))
-            m = paired(rows, test, "blkfloor", b,
+        def ratio(b, a="blkfloor"):
+            x, y = best.get((test, a)), best.get((test, b))
+            m = paired(rows, test, a, b,
                        lambda u, v: iops(u) / iops(v))
             if x is None or y is None:
                 return "-"
@@ -153,6 +154,7 @@ def report_tput(recs, kernel, irqmode, rst, out):
             acc_pct = "%+.1f" % (100 * (1e9 / a - 1e9 / n) / (1e9 / a))
         t.add(test, ratio("fio-io_uring"), ratio("bare"),
               ratio("bare-seqplug"), ratio("bare-stamped"),
+              ratio("bare-stamped", "blkfloor-shared"),
               ratio("fio-libaio"),
               acc_ns, acc_pct)
     out += [t.render(), ""]
