@@ -3,13 +3,13 @@
 #
 # Static checks as one KTAP suite: checkpatch --strict on every kernel
 # source, the netlink code generated from the YNL spec up to date, shell
-# scripts parse, make profile's host parts work (selftests/bench/
-# test_profile.py).
+# scripts parse, make profile's and make bench's host parts work
+# (selftests/bench/test_profile.py, test_report.py).
 cd "$(dirname "$0")/.."
 cp=build/ksrc/scripts/checkpatch.pl
 files=(kmod/*.c kmod/*.h include/uapi/linux/*.h)
 spec=Documentation/netlink/specs/blkfloor.yaml
-checks=$((${#files[@]} + 3))
+checks=$((${#files[@]} + 4))
 echo "TAP version 13"
 echo "1..$checks"
 n=0 rc=0
@@ -40,4 +40,8 @@ out=$(python3 selftests/bench/test_profile.py 2>&1)
 r=$?
 [ $r != 0 ] && printf '%s\n' "$out" | sed 's/^/# /'
 result $r "make profile: plugin builds, report charges blocks per I/O"
+out=$(python3 selftests/bench/test_report.py 2>&1)
+r=$?
+[ $r != 0 ] && printf '%s\n' "$out" | sed 's/^/# /'
+result $r "make bench: report ratios against bare-stamped, like-for-like writes, latency biases"
 exit $rc
