@@ -13,15 +13,10 @@ import tempfile
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
 import profile_report  # noqa: E402
+from ktap import Ktap  # noqa: E402
 
-results = []
-
-
-def check(ok, name, why=""):
-    results.append(ok)
-    print("%s %d %s" % ("ok" if ok else "not ok", len(results), name))
-    if not ok and why:
-        print("# " + why.replace("\n", "\n# "))
+ktap = Ktap()
+check = ktap.check
 
 
 def build(tmp):
@@ -70,7 +65,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         build(tmp)
         report(tmp)
-    return 0 if all(results) else 1
+    return ktap.status()
 
 
 if __name__ == "__main__":

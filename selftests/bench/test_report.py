@@ -12,15 +12,12 @@ import sys
 import tempfile
 
 here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+from ktap import Ktap  # noqa: E402
+
 K = "6.12.0-test"
-results = []
-
-
-def check(ok, name, why=""):
-    results.append(ok)
-    print("%s %d %s" % ("ok" if ok else "not ok", len(results), name))
-    if not ok and why:
-        print("# " + why.replace("\n", "\n# "))
+ktap = Ktap()
+check = ktap.check
 
 
 def tput(test, engine, rnd, ns_per_io, bs):
@@ -117,7 +114,7 @@ def main():
           "+2.49" in lat and lat[-1] == "yes",
           "latency: blkfloor's and fio's p50 bias, bare-stamped's mean bias, "
           "the goal met", " ".join(lat or []))
-    return 0 if all(results) else 1
+    return ktap.status()
 
 
 if __name__ == "__main__":
