@@ -43,6 +43,9 @@
 # The command's output is streamed to stdout; its exit status is run-vm.sh's
 # exit status. 124 means the guest timed out, 125 that it never reported a
 # status (boot failure or panic: see the console log printed on stderr).
+# A guest that has not started the command BLKFLOOR_BOOT_TIMEOUT seconds
+# (default 300) after QEMU started hung while booting: it is booted once
+# more, as one that crashed while booting is.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -245,15 +248,18 @@ rigargs=(-chardev "socket,id=rig,path=$dir/rig.sock,server=on,wait=off"
 case ,${BLKFLOOR_RIG_BREAK:-}, in *,agent,*) rigargs=() ;; esac
 
 # boot: start QEMU and the host agent, stream the guest's output, and wait
-# for QEMU to end; returns 124 at the deadline.
+# for QEMU to end; returns 124 at the deadline, 123 at the boot deadline.
 boot() {
 	local append=$append
 	rm -f "$dir/qmp.sock" "$dir/rig.sock" "$dir/console.log" "$dir/guest.out"
 	rm -rf "$dir/out" && mkdir -p "$dir/out"
 	# BLKFLOOR_RIG_BREAK=boot (test-harness.sh): the first boot finds no
 	# init and panics before the command.
+	# BLKFLOOR_RIG_BREAK=boothang: the first boot waits for ever for a
+	# root device that never comes.
 	case ,${BLKFLOOR_RIG_BREAK:-}, in
 	*,boot,*) [ "${booted:-0}" != 0 ] || append+=" rdinit=/nonexistent root=/dev/nonexistent" ;;
+	*,boothang,*) [ "${booted:-0}" != 0 ] || append+=" rdinit=/nonexistent root=/dev/nonexistent rootwait" ;;
 	esac
 	booted=$((${booted:-0} + 1))
 	qemu-system-x86_64 -accel "$accel" -machine q35 -cpu "$cpu" -m "$mem" \
@@ -278,11 +284,23 @@ boot() {
 		apid=$!
 	fi
 
-	# Stream the guest's output while it runs; stop at the deadline.
+	# Stream the guest's output while it runs; stop at the deadline, or
+	# at the boot deadline if the command has not started by then.
 	touch "$dir/guest.out"
 	tail -n +1 -f --pid="$qpid" "$dir/guest.out" &
 	tpid=$!
+	local boot_deadline=$((SECONDS + ${BLKFLOOR_BOOT_TIMEOUT:-300})) started=
 	while kill -0 "$qpid" 2>/dev/null; do
+		if [ -z "$started" ] && [ $SECONDS -ge $boot_deadline ]; then
+			if grep -q 'guest-init: command starts' "$dir/console.log"; then
+				started=1
+			else
+				kill "$qpid" 2>/dev/null
+				wait "$qpid" 2>/dev/null
+				wait "$tpid" 2>/dev/null
+				return 123
+			fi
+		fi
 		if [ $SECONDS -ge $deadline ]; then
 			echo "run-vm: guest ($kver) timed out after ${timeout}s" >&2
 			kill "$qpid" 2>/dev/null
@@ -294,6 +312,7 @@ boot() {
 	done
 	wait "$qpid" 2>/dev/null
 	wait "$tpid" 2>/dev/null
+	return 0
 }
 
 # A guest that crashed while booting, before guest-init started the command
@@ -303,14 +322,29 @@ boot() {
 # vCPU runs a stale translation of the patched instruction. A second crash,
 # or any crash after the command started, is the run's failure.
 deadline=$((SECONDS + timeout))
-boot || exit 124
-if [ ! -s "$dir/out/rc" ] && grep -q 'Kernel panic' "$dir/console.log" &&
+boot
+st=$?
+if [ $st = 123 ]; then
+	echo "run-vm: the guest ($kver, $accel) hung while booting: no command started in ${BLKFLOOR_BOOT_TIMEOUT:-300}s; booting again. The end of its console:" >&2
+	# (the console's last line may lack its newline)
+	{ tail -n 20 "$dir/console.log"; echo; } >&2
+	[ -z "$apid" ] || { kill "$apid" 2>/dev/null; wait "$apid" 2>/dev/null; apid=; }
+	boot
+	st=$?
+elif [ $st = 0 ] && [ ! -s "$dir/out/rc" ] && grep -q 'Kernel panic' "$dir/console.log" &&
    ! grep -q 'guest-init: command starts' "$dir/console.log"; then
 	echo "run-vm: the guest ($kver, $accel) crashed while booting, before the command started; booting again. Its console:" >&2
 	grep -E 'Oops|RIP:|Kernel panic|Call Trace|^\[ *[0-9.]+\]  [a-z_]' "$dir/console.log" | head -n 30 >&2
 	[ -z "$apid" ] || { kill "$apid" 2>/dev/null; wait "$apid" 2>/dev/null; apid=; }
-	boot || exit 124
+	boot
+	st=$?
 fi
+if [ $st = 123 ]; then
+	echo "run-vm: the guest ($kver, $accel) hung while booting again; console:" >&2
+	tail -n 40 "$dir/console.log" >&2
+	exit 125
+fi
+[ $st = 124 ] && exit 124
 
 if [ ! -s "$dir/out/rc" ]; then
 	echo "run-vm: guest ($kver, $accel) ended without an exit status; console:" >&2
