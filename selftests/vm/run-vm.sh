@@ -321,6 +321,11 @@ boot() {
 # sched_clock_cpu from text_poke_bp, seen once in hundreds of boots, when a
 # vCPU runs a stale translation of the patched instruction. A second crash,
 # or any crash after the command started, is the run's failure.
+# boot_again: stop the first boot's host agent and boot once more.
+boot_again() {
+	[ -z "$apid" ] || { kill "$apid" 2>/dev/null; wait "$apid" 2>/dev/null; apid=; }
+	boot
+}
 deadline=$((SECONDS + timeout))
 boot
 st=$?
@@ -328,15 +333,13 @@ if [ $st = 123 ]; then
 	echo "run-vm: the guest ($kver, $accel) hung while booting: no command started in ${BLKFLOOR_BOOT_TIMEOUT:-300}s; booting again. The end of its console:" >&2
 	# (the console's last line may lack its newline)
 	{ tail -n 20 "$dir/console.log"; echo; } >&2
-	[ -z "$apid" ] || { kill "$apid" 2>/dev/null; wait "$apid" 2>/dev/null; apid=; }
-	boot
+	boot_again
 	st=$?
 elif [ $st = 0 ] && [ ! -s "$dir/out/rc" ] && grep -q 'Kernel panic' "$dir/console.log" &&
    ! grep -q 'guest-init: command starts' "$dir/console.log"; then
 	echo "run-vm: the guest ($kver, $accel) crashed while booting, before the command started; booting again. Its console:" >&2
 	grep -E 'Oops|RIP:|Kernel panic|Call Trace|^\[ *[0-9.]+\]  [a-z_]' "$dir/console.log" | head -n 30 >&2
-	[ -z "$apid" ] || { kill "$apid" 2>/dev/null; wait "$apid" 2>/dev/null; apid=; }
-	boot
+	boot_again
 	st=$?
 fi
 if [ $st = 123 ]; then
