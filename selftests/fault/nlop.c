@@ -5,12 +5,17 @@
  *
  * usage: nlop OP [ARGS]
  *   info                    INFO_GET
- *   caps DEV                DEV_CAPS
+ *   caps DEV                DEV_CAPS, the device named by its path
+ *   capsfd DEV              DEV_CAPS, the device opened read-only here
+ *                           and passed as DEV_FD
  *   start DEV [KEY=VAL...]  RUN_START, unowned unless owner=1; keys:
  *                           op=read|write (write sets DESTRUCTIVE),
  *                           time_ms, time_ns, bytes, interval_us, ring,
  *                           qd, bs, owner
- *   stop ID                 RUN_STOP
+ *   stop ID [dmremove=NAME] RUN_STOP; with dmremove=, remove the
+ *                           device-mapper device NAME the moment the
+ *                           answer came (DM_DEV_REMOVE) and print
+ *                           dmremove=E (0 or the negative errno)
  *   get ID                  RUN_GET (do)
  *   list                    RUN_GET (dump)
  *   dump ID [FROM]          INTERVAL_GET (dump)
@@ -45,7 +50,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <linux/dm-ioctl.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <linux/blkfloor.h>
@@ -319,10 +327,36 @@ static int resolve(struct nlop *o)
 	return o->family ? 0 : -ENOENT;
 }
 
+/*
+ * Remove the device-mapper device @name as dmsetup remove does, without
+ * the process start between (no udev, no retries): 0 or -errno, -EBUSY
+ * while anything still has it open.
+ */
+static int dm_remove(const char *name)
+{
+	struct dm_ioctl io = {
+		.version = { DM_VERSION_MAJOR, 0, 0 },
+		.data_size = sizeof(io),
+		.data_start = sizeof(io),
+	};
+	int fd, ret;
+
+	if (strlen(name) >= sizeof(io.name))
+		return -ENAMETOOLONG;
+	strcpy(io.name, name);
+	fd = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = ioctl(fd, DM_DEV_REMOVE, &io) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: nlop info | caps DEV | start DEV [KEY=VAL...] |\n"
-		"            stop ID | get ID | list | dump ID [FROM] |\n"
+	fprintf(stderr, "usage: nlop info | caps DEV | capsfd DEV |\n"
+		"            start DEV [KEY=VAL...] | stop ID [dmremove=NAME] |\n"
+		"            get ID | list | dump ID [FROM] |\n"
 		"            slowdump ID MS | join |\n"
 		"            cycles N DEV... | reader SECONDS\n");
 	return 1;
@@ -530,6 +564,7 @@ int main(int argc, char **argv)
 {
 	static char buf[4096];
 	struct nlop o = { .first = -1, .last = -1 };
+	const char *dmname = NULL;
 	const char *op;
 	size_t len;
 	uint32_t id;
@@ -573,11 +608,28 @@ int main(int argc, char **argv)
 			      NLM_F_REQUEST | NLM_F_ACK);
 		put_attr(buf, &len, BLKFLOOR_A_DEV_PATH, argv[2],
 			 strlen(argv[2]) + 1);
+	} else if (!strcmp(op, "capsfd") && argc == 3) {
+		int32_t fd = open(argv[2], O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0) {
+			fprintf(stderr, "nlop: %s: %s\n", argv[2], strerror(errno));
+			return 1;
+		}
+		len = put_hdr(&o, buf, o.family, BLKFLOOR_CMD_DEV_CAPS,
+			      NLM_F_REQUEST | NLM_F_ACK);
+		put_attr(buf, &len, BLKFLOOR_A_DEV_FD, &fd, 4);
 	} else if (!strcmp(op, "start") && argc >= 3) {
 		len = put_hdr(&o, buf, o.family, BLKFLOOR_CMD_RUN_START,
 			      NLM_F_REQUEST | NLM_F_ACK);
 		if (put_start(buf, &len, argc - 2, argv + 2))
 			return usage();
+	} else if (!strcmp(op, "stop") && argc == 4 &&
+		   !strncmp(argv[3], "dmremove=", 9)) {
+		dmname = argv[3] + 9;
+		len = put_hdr(&o, buf, o.family, BLKFLOOR_CMD_RUN_STOP,
+			      NLM_F_REQUEST | NLM_F_ACK);
+		id = strtoul(argv[2], NULL, 0);
+		put_attr(buf, &len, BLKFLOOR_A_RUN_ID, &id, 4);
 	} else if ((!strcmp(op, "stop") || !strcmp(op, "get")) && argc == 3) {
 		len = put_hdr(&o, buf, o.family,
 			      op[0] == 's' ? BLKFLOOR_CMD_RUN_STOP :
@@ -622,6 +674,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nlop: no answer in 30 s\n");
 		return 1;
 	}
+	if (dmname)
+		printf("dmremove=%d\n", dm_remove(dmname));
 	if (!strcmp(op, "list"))
 		printf("runs=%lu\nrunning=%lu\n", o.nmsg, o.running);
 	if (!strcmp(op, "dump") || !strcmp(op, "slowdump"))
