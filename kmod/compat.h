@@ -122,36 +122,40 @@ static inline void blkfloor_bdev_use_file(struct blkfloor_bdev *bd,
 	bd->bdev = I_BDEV(file->f_mapping->host);
 }
 
-/* Close what blkfloor_bdev_open() opened; the claim ends before return. */
+/*
+ * Close what blkfloor_bdev_open() opened, or drop the file a process
+ * passed; the claim ends before return.
+ */
 static inline void blkfloor_bdev_close(struct blkfloor_bdev *bd)
 {
 	if (!bd->bdev)
 		return;
 	if (bd->user_file) {
-		/*
-		 * A kthread's fput() is deferred to a workqueue: run it now,
-		 * so the device is free when the run says it ended (unless
-		 * the process still has it open, of course).
-		 */
 		fput(bd->user_file);
-		if (current->flags & PF_KTHREAD)
-			flush_delayed_fput();
 		bd->user_file = NULL;
-		bd->bdev = NULL;
-		return;
-	}
+	} else {
 #if BLKFLOOR_KV(6, 10) <= BLKFLOOR_KVER
-	bdev_fput(bd->file);
+		bdev_fput(bd->file);
 #elif BLKFLOOR_KV(6, 9) <= BLKFLOOR_KVER
-	fput(bd->file);
+		fput(bd->file);
 #elif BLKFLOOR_KV(6, 7) <= BLKFLOOR_KVER
-	bdev_release(bd->handle);
+		bdev_release(bd->handle);
 #elif BLKFLOOR_KV(6, 5) <= BLKFLOOR_KVER
-	blkdev_put(bd->bdev, bd->holder);
+		blkdev_put(bd->bdev, bd->holder);
 #else
-	blkdev_put(bd->bdev, bd->mode);
+		blkdev_put(bd->bdev, bd->mode);
 #endif
+	}
 	bd->bdev = NULL;
+	/*
+	 * A kthread's fput() is left to a workqueue (a jiffy later): until
+	 * it runs the device is still open (bdev_fput() gives up only the
+	 * claim), and dm, for one, refuses to remove it. Run it now, so the
+	 * device is free when the run says it ended (unless a process still
+	 * has it open, of course).
+	 */
+	if (current->flags & PF_KTHREAD)
+		flush_delayed_fput();
 }
 
 /* The page cache of @bdev (6.10 added bd_mapping, 6.11 removed bd_inode). */
