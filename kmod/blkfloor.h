@@ -293,7 +293,7 @@ int blkfloor_target_open(struct blkfloor_run *run, struct nlattr **attrs,
 			 struct netlink_ext_ack *extack);
 void blkfloor_target_close(struct blkfloor_run *run);
 int blkfloor_target_max_io(struct block_device *bdev, u8 op);
-int blkfloor_target_put_caps(struct sk_buff *skb, struct nlattr *path,
+int blkfloor_target_put_caps(struct sk_buff *skb, struct nlattr **attrs,
 			     struct netlink_ext_ack *extack);
 
 /* io.c */

@@ -332,6 +332,36 @@ static int blkfloor_nl_parse_params(struct blkfloor_run *run,
 	return 0;
 }
 
+/*
+ * The device of RUN_START and DEV_CAPS: a file descriptor of the caller
+ * (DEV_FD), or a path (DEV_PATH), which the module opens itself, checking
+ * no permission on the device node: like mount(2), only for CAP_SYS_ADMIN.
+ */
+static int blkfloor_nl_check_dev(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *path = info->attrs[BLKFLOOR_A_DEV_PATH];
+
+	if (!path) {
+		if (GENL_REQ_ATTR_CHECK(info, BLKFLOOR_A_DEV_FD)) {
+			NL_SET_ERR_MSG(info->extack,
+				       "missing device file descriptor");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (info->attrs[BLKFLOOR_A_DEV_FD]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, path,
+				    "give a device file descriptor or a path, not both");
+		return -EINVAL;
+	}
+	if (!netlink_capable(skb, CAP_SYS_ADMIN)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, path,
+				    "a device path needs CAP_SYS_ADMIN: pass an open device as dev-fd");
+		return -EPERM;
+	}
+	return 0;
+}
+
 /**
  * blkfloor_nl_run_start_doit() - BLKFLOOR_CMD_RUN_START
  * @skb: request
@@ -345,27 +375,9 @@ int blkfloor_nl_run_start_doit(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg;
 	int ret;
 
-	if (info->attrs[BLKFLOOR_A_DEV_PATH]) {
-		if (info->attrs[BLKFLOOR_A_DEV_FD]) {
-			NL_SET_ERR_MSG_ATTR(info->extack,
-					    info->attrs[BLKFLOOR_A_DEV_PATH],
-					    "give a device file descriptor or a path, not both");
-			return -EINVAL;
-		}
-		/*
-		 * The module opening a path itself checks no permission
-		 * on the device node: like mount(2), only for CAP_SYS_ADMIN.
-		 */
-		if (!netlink_capable(skb, CAP_SYS_ADMIN)) {
-			NL_SET_ERR_MSG_ATTR(info->extack,
-					    info->attrs[BLKFLOOR_A_DEV_PATH],
-					    "a device path needs CAP_SYS_ADMIN: pass an open device as dev-fd");
-			return -EPERM;
-		}
-	} else if (GENL_REQ_ATTR_CHECK(info, BLKFLOOR_A_DEV_FD)) {
-		NL_SET_ERR_MSG(info->extack, "missing device file descriptor");
-		return -EINVAL;
-	}
+	ret = blkfloor_nl_check_dev(skb, info);
+	if (ret)
+		return ret;
 	if (GENL_REQ_ATTR_CHECK(info, BLKFLOOR_A_OP)) {
 		NL_SET_ERR_MSG(info->extack, "missing op");
 		return -EINVAL;
@@ -873,15 +885,13 @@ int blkfloor_nl_error_get_dumpit(struct sk_buff *skb,
  */
 int blkfloor_nl_dev_caps_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nlattr *path = info->attrs[BLKFLOOR_A_DEV_PATH];
 	struct sk_buff *msg;
 	void *hdr;
 	int ret;
 
-	if (GENL_REQ_ATTR_CHECK(info, BLKFLOOR_A_DEV_PATH)) {
-		NL_SET_ERR_MSG(info->extack, "missing device path");
-		return -EINVAL;
-	}
+	ret = blkfloor_nl_check_dev(skb, info);
+	if (ret)
+		return ret;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -890,9 +900,7 @@ int blkfloor_nl_dev_caps_doit(struct sk_buff *skb, struct genl_info *info)
 				info->genlhdr->cmd);
 	if (!hdr)
 		goto out_free_msg;
-	if (nla_put_string(msg, BLKFLOOR_A_DEV_PATH, nla_data(path)))
-		goto out_free_msg;
-	ret = blkfloor_target_put_caps(msg, path, info->extack);
+	ret = blkfloor_target_put_caps(msg, info->attrs, info->extack);
 	if (ret)
 		goto out_free_msg;
 	genlmsg_end(msg, hdr);

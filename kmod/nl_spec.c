@@ -68,8 +68,9 @@ static const struct nla_policy blkfloor_interval_get_nl_policy[BLKFLOOR_A_FROM_I
 };
 
 /* BLKFLOOR_CMD_DEV_CAPS - do */
-static const struct nla_policy blkfloor_dev_caps_nl_policy[BLKFLOOR_A_DEV_PATH + 1] = {
+static const struct nla_policy blkfloor_dev_caps_nl_policy[BLKFLOOR_A_DEV_FD + 1] = {
 	[BLKFLOOR_A_DEV_PATH] = { .type = NLA_NUL_STRING, .len = BLKFLOOR_PATH_MAX, },
+	[BLKFLOOR_A_DEV_FD] = NLA_POLICY_MIN(NLA_S32, 0),
 };
 
 /* BLKFLOOR_CMD_ERROR_GET - dump */
@@ -118,7 +119,7 @@ const struct genl_split_ops blkfloor_nl_ops[8] = {
 		.cmd		= BLKFLOOR_CMD_DEV_CAPS,
 		.doit		= blkfloor_nl_dev_caps_doit,
 		.policy		= blkfloor_dev_caps_nl_policy,
-		.maxattr	= BLKFLOOR_A_DEV_PATH,
+		.maxattr	= BLKFLOOR_A_DEV_FD,
 		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
 	},
 	{

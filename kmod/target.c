@@ -138,6 +138,33 @@ static int blkfloor_target_check(struct blkfloor_run *run,
 }
 
 /*
+ * The block device file behind a DEV_FD, open for reading, with our own
+ * reference; or an ERR_PTR, the extack saying why.
+ */
+static struct file *blkfloor_target_fget(struct nlattr *attr,
+					 struct netlink_ext_ack *extack)
+{
+	struct file *file = fget(nla_get_s32(attr));
+
+	if (!file) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "not an open file descriptor");
+		return ERR_PTR(-EBADF);
+	}
+	if (!S_ISBLK(file_inode(file)->i_mode)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "not a block device");
+		fput(file);
+		return ERR_PTR(-ENOTBLK);
+	}
+	if (!(file->f_mode & FMODE_READ)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "the device is not open for reading");
+		fput(file);
+		return ERR_PTR(-EBADF);
+	}
+	return file;
+}
+
+/*
  * Use the block device file the caller opened and passed as DEV_FD, as
  * loop and nbd do: the open already went through the file's permissions,
  * the LSMs and the exclusive claim, so the run can do no more than the
@@ -147,24 +174,11 @@ static int blkfloor_target_use_fd(struct blkfloor_run *run,
 				  struct nlattr *attr, bool write,
 				  struct netlink_ext_ack *extack)
 {
-	struct file *file = fget(nla_get_s32(attr));
+	struct file *file = blkfloor_target_fget(attr, extack);
 	int ret;
 
-	if (!file) {
-		NL_SET_ERR_MSG_ATTR(extack, attr, "not an open file descriptor");
-		return -EBADF;
-	}
-	if (!S_ISBLK(file_inode(file)->i_mode)) {
-		NL_SET_ERR_MSG_ATTR(extack, attr, "not a block device");
-		ret = -ENOTBLK;
-		goto out_put;
-	}
-	if (!(file->f_mode & FMODE_READ)) {
-		NL_SET_ERR_MSG_ATTR(extack, attr,
-				    "the device is not open for reading");
-		ret = -EBADF;
-		goto out_put;
-	}
+	if (IS_ERR(file))
+		return PTR_ERR(file);
 	if (write && !(file->f_mode & FMODE_WRITE)) {
 		NL_SET_ERR_MSG_ATTR(extack, attr,
 				    "write, discard and write-zeroes runs need the device open for writing");
@@ -298,36 +312,55 @@ void blkfloor_target_close(struct blkfloor_run *run)
 }
 
 /**
- * blkfloor_target_put_caps() - describe a device in a BLKFLOOR_A_CAPS nest
+ * blkfloor_target_put_caps() - describe a device: DEV_PATH and a CAPS nest
  * @skb: message being built
- * @path: device path attribute (for extack)
+ * @attrs: the request's attributes: DEV_FD, or DEV_PATH (CAP_SYS_ADMIN,
+ *	checked by the caller)
  * @extack: where to say why the device cannot be opened
  *
- * Opens the device non-exclusively and read-only just to read its queue
- * limits, then closes it.
+ * A path is opened non-exclusively and read-only just to read the queue
+ * limits, then closed; a file descriptor only needs to be open for
+ * reading. The reply's DEV_PATH is the path as given, or /dev/NAME of the
+ * file descriptor's device.
  *
- * Return: 0, -EMSGSIZE, or the open error.
+ * Return: 0, -EMSGSIZE, or why the device cannot be used.
  */
-int blkfloor_target_put_caps(struct sk_buff *skb, struct nlattr *path,
+int blkfloor_target_put_caps(struct sk_buff *skb, struct nlattr **attrs,
 			     struct netlink_ext_ack *extack)
 {
+	struct nlattr *path = attrs[BLKFLOOR_A_DEV_PATH];
 	struct blkfloor_bdev bd = {};
 	struct block_device *bdev;
 	struct request_queue *q;
 	struct nlattr *nest;
 	char name[BDEVNAME_SIZE];
+	char devpath[sizeof("/dev/") + BDEVNAME_SIZE];
 	int ret;
 
-	ret = blkfloor_bdev_open(&bd, nla_data(path), false, NULL);
-	if (ret) {
-		blkfloor_target_open_err(ret, path, extack);
-		return ret;
+	if (attrs[BLKFLOOR_A_DEV_FD]) {
+		struct file *file = blkfloor_target_fget(attrs[BLKFLOOR_A_DEV_FD],
+							 extack);
+
+		if (IS_ERR(file))
+			return PTR_ERR(file);
+		blkfloor_bdev_use_file(&bd, file);
+	} else {
+		ret = blkfloor_bdev_open(&bd, nla_data(path), false, NULL);
+		if (ret) {
+			blkfloor_target_open_err(ret, path, extack);
+			return ret;
+		}
 	}
 	bdev = bd.bdev;
 	q = bdev_get_queue(bdev);
 	snprintf(name, sizeof(name), "%pg", bdev);
 
 	ret = -EMSGSIZE;
+	if (!path)
+		snprintf(devpath, sizeof(devpath), "/dev/%s", name);
+	if (nla_put_string(skb, BLKFLOOR_A_DEV_PATH,
+			   path ? nla_data(path) : devpath))
+		goto out_close;
 	nest = nla_nest_start(skb, BLKFLOOR_A_CAPS);
 	if (!nest)
 		goto out_close;

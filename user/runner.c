@@ -309,19 +309,33 @@ static int caps_cb(const struct bf_nl_msg *m, void *arg)
 	return 0;
 }
 
+/*
+ * The device is opened here, read-only and not exclusively, and passed as
+ * a file descriptor: the kernel then describes what this process may
+ * open, and nothing else (a path it would open itself, for CAP_SYS_ADMIN
+ * only).
+ */
 int bf_caps_get(struct bf_nl *nl, const char *dev, struct bf_caps *c)
 {
 	struct caps_arg ca = { .c = c };
 	struct nl_msg *msg;
-	int ret;
+	int fd, ret;
 
 	memset(c, 0, sizeof(*c));
+	fd = open(dev, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		fprintf(stderr, "blkfloor: %s: %s\n", dev, strerror(-ret));
+		return ret;
+	}
 	msg = bf_nl_msg(nl, BLKFLOOR_CMD_DEV_CAPS, false);
-	if (!msg || nla_put_string(msg, BLKFLOOR_A_DEV_PATH, dev) < 0) {
+	if (!msg || nla_put_s32(msg, BLKFLOOR_A_DEV_FD, fd) < 0) {
 		nlmsg_free(msg);
+		close(fd);
 		return -ENOMEM;
 	}
 	ret = bf_nl_request(nl, msg, caps_cb, &ca);
+	close(fd);
 	if (!ret && !ca.got)
 		ret = -EPROTO;
 	if (ret)

@@ -529,7 +529,7 @@ TEST_F(bf, run_start_missing_attributes)
 
 	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_DEV_CAPS, 0);
 	EXPECT_REFUSED(-EINVAL, -1);
-	EXPECT_EQ(BLKFLOOR_A_DEV_PATH, self->ack->miss_type);
+	EXPECT_EQ(BLKFLOOR_A_DEV_FD, self->ack->miss_type);
 
 	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_INTERVAL_GET, NLM_F_DUMP);
 	EXPECT_REFUSED(-EINVAL, -1);
@@ -750,6 +750,61 @@ TEST_F(bf, run_start_dev_fd)
 	EXPECT_STREQ(NULLB, (char *)bf_data(bf_find((struct nlmsghdr *)self->ack->reply,
 						      BLKFLOOR_A_DEV_PATH)));
 	close(fd);
+}
+
+/*
+ * DEV_CAPS with DEV_FD: any open of a block device for reading (not
+ * exclusive: it only reads the queue limits), nothing else.
+ */
+TEST_F(bf, dev_caps_dev_fd)
+{
+	struct nlattr *caps, *a;
+	int fd, off, nfd;
+
+	if (!bf_nullb())
+		SKIP(return, "null_blk is not available");
+
+	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_DEV_CAPS, 0);
+	off = bf_put_u32(&self->m, BLKFLOOR_A_DEV_FD, 1000000);
+	EXPECT_REFUSED(-EBADF, off);
+	nfd = open("/dev/null", O_RDONLY);
+	ASSERT_LE(0, nfd);
+	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_DEV_CAPS, 0);
+	off = bf_put_u32(&self->m, BLKFLOOR_A_DEV_FD, nfd);
+	EXPECT_REFUSED(-ENOTBLK, off);
+	close(nfd);
+
+	/* Open for writing only: the caller could not read it either. */
+	fd = open(NULLB, O_WRONLY);
+	ASSERT_LE(0, fd);
+	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_DEV_CAPS, 0);
+	off = bf_put_u32(&self->m, BLKFLOOR_A_DEV_FD, fd);
+	EXPECT_REFUSED(-EBADF, off);
+	close(fd);
+
+	fd = open(NULLB, O_RDONLY);
+	ASSERT_LE(0, fd);
+	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_DEV_CAPS, 0);
+	bf_put_u32(&self->m, BLKFLOOR_A_DEV_FD, fd);
+	off = bf_put_str(&self->m, BLKFLOOR_A_DEV_PATH, NULLB);
+	EXPECT_REFUSED(-EINVAL, off);
+
+	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_DEV_CAPS, 0);
+	bf_put_u32(&self->m, BLKFLOOR_A_DEV_FD, fd);
+	ASSERT_EQ(0, bf_xfer(&self->nl, &self->m, self->ack, NULL, NULL))
+		TH_LOG("kernel reports: %s", self->ack->msg);
+	close(fd);
+	a = bf_find((struct nlmsghdr *)self->ack->reply, BLKFLOOR_A_DEV_PATH);
+	ASSERT_NE(NULL, a);
+	EXPECT_STREQ(NULLB, (char *)bf_data(a));
+	caps = bf_find((struct nlmsghdr *)self->ack->reply, BLKFLOOR_A_CAPS);
+	ASSERT_NE(NULL, caps);
+	a = bf_find_nested(caps, BLKFLOOR_CAPS_A_SIZE);
+	ASSERT_NE(NULL, a);
+	EXPECT_LT(0, bf_u64(a));
+	a = bf_find_nested(caps, BLKFLOOR_CAPS_A_DISK_NAME);
+	ASSERT_NE(NULL, a);
+	EXPECT_STREQ("nullb0", (char *)bf_data(a));
 }
 
 TEST_F(bf, unknown_run)
