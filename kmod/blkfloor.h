@@ -240,6 +240,9 @@ struct blkfloor_err_entry {
  * @start_real: CLOCK_REALTIME at start, ns
  * @memcg: memory cgroup of the process that started the run (charged for
  *	the run's memory, the kthread's allocations included; NULL: none)
+ * @blkcg_css: io cgroup of the process that started the run: the
+ *	kthread's bios are charged to it (io.max, io.weight, io.stat), as
+ *	that process's own would be (NULL: none)
  * @task: the kthread (a task reference is held until the run is freed)
  * @stop_lock: serializes stopping the kthread
  * @stop_req: stop requested (RUN_STOP, owner went away, unload); set
@@ -266,6 +269,7 @@ struct blkfloor_run {
 	u32 max_io_bytes;
 	u64 start_real;
 	struct mem_cgroup *memcg;
+	struct cgroup_subsys_state *blkcg_css;
 	struct task_struct *task;
 	struct mutex stop_lock; /* serializes kthread_stop() */
 	bool stop_req;

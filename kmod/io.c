@@ -829,8 +829,12 @@ static int blkfloor_thread(void *data)
 	int err = 0;
 	u64 now;
 
-	/* What the kthread allocates (histograms) is the starter's too. */
+	/*
+	 * What the kthread allocates (histograms) is the starter's too, and
+	 * so are its bios (bio_associate_blkg() takes the kthread's blkcg).
+	 */
 	old_memcg = set_active_memcg(run->memcg);
+	kthread_associate_blkcg(run->blkcg_css);
 	for (;;) {
 		now = blkfloor_reap(run);
 		if (state == BLKFLOOR_STATE_RUNNING)
@@ -846,6 +850,7 @@ static int blkfloor_thread(void *data)
 	now = ktime_get_ns();
 	if (eng->acc->ios || eng->errors_total != run->pub.errors)
 		blkfloor_close_interval(run, now);
+	kthread_associate_blkcg(NULL);
 	set_active_memcg(old_memcg);
 	/* Every bio has completed and been accounted: nothing uses them. */
 	blkfloor_engine_free_io(run);

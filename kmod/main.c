@@ -13,6 +13,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cgroup.h>
 #include <linux/kthread.h>
 #include <linux/memcontrol.h>
 #include <linux/module.h>
@@ -57,6 +58,9 @@ struct blkfloor_run *blkfloor_run_alloc(void)
 		return NULL;
 	/* The caller is the process whose RUN_START this is. */
 	run->memcg = get_mem_cgroup_from_mm(current->mm);
+#ifdef CONFIG_BLK_CGROUP
+	run->blkcg_css = task_get_css(current, io_cgrp_id);
+#endif
 	INIT_LIST_HEAD(&run->node);
 	kref_init(&run->kref);
 	mutex_init(&run->stop_lock);
@@ -74,6 +78,8 @@ static void blkfloor_run_free_rcu(struct rcu_head *head)
 	if (run->task)
 		put_task_struct(run->task);
 	mem_cgroup_put(run->memcg);
+	if (run->blkcg_css)
+		css_put(run->blkcg_css);
 	kfree(run);
 }
 
