@@ -5,7 +5,8 @@
  * Module init/exit, parameters and the run table.
  *
  * Runs live in the xarray blkfloor_runs, indexed by id (ids count up, so
- * index order is age order), from RUN_START until they are trimmed (more
+ * index order is age order until they wrap after 2^32 - 1 runs; a live
+ * id is never given twice), from RUN_START until they are trimmed (more
  * than keep_ended ended runs) or the module is unloaded; ended runs stay so
  * their totals and intervals can still be read. The table holds one
  * reference on each run; lookups take another under rcu_read_lock(), and a
@@ -32,7 +33,7 @@ module_param_named(keep_ended, g_keep_ended, uint, 0644);
 MODULE_PARM_DESC(keep_ended, "Ended runs kept for reading, oldest freed first (default: 16)");
 
 /* Run id -> run. Readers use RCU; the xarray's own lock orders writers. */
-static DEFINE_XARRAY(blkfloor_runs);
+static DEFINE_XARRAY_ALLOC1(blkfloor_runs);
 /*
  * Serializes adding and removing runs (the trim decision, the next id, the
  * unloading flag). Lookups do not take it. Never held while a run is
@@ -245,11 +246,16 @@ int blkfloor_run_add(struct blkfloor_run *run)
 	 * the ended runs kept, even if it ends before this returns.
 	 */
 	blkfloor_trim_ended(&gone);
-	/* The slot first: once the kthread runs, listing it cannot fail. */
-	ret = xa_reserve(&blkfloor_runs, blkfloor_next_id + 1, GFP_KERNEL);
-	if (ret)
+	/*
+	 * The slot first: once the kthread runs, listing it cannot fail.
+	 * The next free id (1 to U32_MAX, after the last one given): an id
+	 * still listed is skipped once the ids wrap (-EBUSY if all are).
+	 */
+	ret = xa_alloc_cyclic(&blkfloor_runs, &run->id, NULL,
+			      XA_LIMIT(1, U32_MAX), &blkfloor_next_id,
+			      GFP_KERNEL);
+	if (ret < 0)
 		goto out_unlock;
-	run->id = ++blkfloor_next_id;
 	ret = blkfloor_run_start(run);
 	if (ret) {
 		xa_release(&blkfloor_runs, run->id);
