@@ -343,8 +343,13 @@ static void blkfloor_end_io(struct bio *bio)
 	struct blkfloor_io *io = bio->bi_private;
 	struct blkfloor_run *run = io->run;
 
-	WRITE_ONCE(io->done_ns, ktime_get_ns());
+	/*
+	 * Stamped with preemption off: blkfloor_catch_stragglers() waits for
+	 * a stamped I/O to be pushed, which must not wait for this task to
+	 * be scheduled again (bi_end_io may run in a preemptible task).
+	 */
 	rcu_read_lock_sched();
+	WRITE_ONCE(io->done_ns, ktime_get_ns());
 	if (llist_add(&io->node, &run->done) &&
 	    !(in_task() && current == run->task))
 		wake_up_process(run->task);
