@@ -327,17 +327,21 @@ static int __init blkfloor_init(void)
 {
 	int ret;
 
-	ret = blkfloor_nl_init();
-	if (ret)
-		return ret;
+	/*
+	 * The notifier before the family: a socket that starts an owned run
+	 * must not be released unseen.
+	 */
 	ret = netlink_register_notifier(&blkfloor_netlink_notifier);
 	if (ret)
-		goto out_nl_exit;
+		return ret;
+	ret = blkfloor_nl_init();
+	if (ret)
+		goto out_unregister;
 	pr_info("version %s loaded\n", BLKFLOOR_VERSION);
 	return 0;
 
-out_nl_exit:
-	blkfloor_nl_exit();
+out_unregister:
+	netlink_unregister_notifier(&blkfloor_netlink_notifier);
 	return ret;
 }
 
@@ -345,8 +349,8 @@ static void __exit blkfloor_exit(void)
 {
 	/* Runs exist only after init; they go first (they multicast). */
 	blkfloor_runs_destroy();
-	netlink_unregister_notifier(&blkfloor_netlink_notifier);
 	blkfloor_nl_exit();
+	netlink_unregister_notifier(&blkfloor_netlink_notifier);
 	/* Runs are freed by RCU callbacks in this module's text. */
 	rcu_barrier();
 	xa_destroy(&blkfloor_runs);
