@@ -485,7 +485,9 @@ again:
  * The I/Os still in flight at @end (every one completed before it has been
  * accounted) and the age of the oldest: a device that holds a request
  * ("stuck") tells itself apart from one that is merely slow, and from a
- * kthread that did not reap.
+ * kthread that did not reap. An interval is closed when the kthread sees
+ * that it has ended, maybe after it submitted more: those were not in
+ * flight at @end.
  */
 static void blkfloor_inflight_at(struct blkfloor_run *run, u64 end,
 				 struct blkfloor_iv *iv)
@@ -497,7 +499,7 @@ static void blkfloor_inflight_at(struct blkfloor_run *run, u64 end,
 	for (i = 0; i < run->p.qd && iv->inflight < eng->inflight; i++) {
 		struct blkfloor_io *io = &eng->ios[i];
 
-		if (!io->inflight)
+		if (!io->inflight || io->submit_ns >= end)
 			continue;
 		iv->inflight++;
 		oldest = min(oldest, io->submit_ns);
