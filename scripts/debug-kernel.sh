@@ -27,13 +27,14 @@ if [ ! -f "$src/Makefile" ]; then
 fi
 
 # What the rig needs (9p root, virtio console, xhci + usb-storage + uas +
-# sd, NVMe with its hwmon sensor for path/003), what the tests load as modules (and what they test: zoned devices
+# sd, NVMe with its hwmon sensor for path/003; the io controller with
+# blk-throttle for run/025), what the tests load as modules (and what they test: zoned devices
 # are refused), and the debug options.
 opts=(--set-str LOCALVERSION -blkfloor-debug
 	-d LOCALVERSION_AUTO
 	-e MODULES -e MODULE_UNLOAD -e BLOCK -e BLK_DEV_INITRD -e BLK_DEV_ZONED
 	-e DEVTMPFS -e TMPFS -e CONFIGFS_FS -e DEBUG_FS -e OVERLAY_FS
-	-e CGROUPS -e MEMCG
+	-e CGROUPS -e MEMCG -e BLK_CGROUP -e BLK_DEV_THROTTLING
 	-e NET -e NET_9P -e NET_9P_VIRTIO -e 9P_FS -e 9P_FS_POSIX_ACL
 	-e VIRTIO_PCI -e VIRTIO_CONSOLE -e PCI
 	-e USB -e USB_XHCI_HCD -e USB_XHCI_PCI -e USB_STORAGE -e USB_UAS
