@@ -22,7 +22,8 @@
 
 #define BLKFLOOR_VERSION	"0.1.0"
 
-extern unsigned int g_keep_ended;
+extern unsigned int blkfloor_keep_ended;
+extern unsigned int blkfloor_keep_ended_mb;
 
 /**
  * struct blkfloor_params - what a run was asked to do (immutable once running)
@@ -83,8 +84,9 @@ struct blkfloor_buf {
  * @node: on the run's completion list
  * @run: owner
  * @bio: preallocated bio, its bvec table filled once
- * @buf: data buffer (its own in verify mode and for random-data writes,
- *	else the shared one)
+ * @buf: data buffer: its own for reads (the device writes into it, and
+ *	what a bio read is checked after it completes: integrity, verify),
+ *	for verify and random-data writes; the shared one for other writes
  * @submit_ns: ktime_get_ns() just before submit_bio()
  * @done_ns: ktime_get_ns() in bi_end_io, 0 while in flight
  * @sector: where it went
@@ -110,7 +112,8 @@ struct blkfloor_io {
  * @free: stack of idle slots
  * @nr_free: slots on @free
  * @inflight: slots submitted and not yet accounted
- * @shared: the buffer reads, zero-data and shared-data writes share
+ * @shared: the buffer zero-data and shared-data writes share (the
+ *	device only reads it)
  * @pending: completions pulled but belonging to a later interval
  * @opf: operation and flags of every bio
  * @plug: plug batches (sequential runs that may merge)
@@ -229,8 +232,9 @@ struct blkfloor_err_entry {
 
 /**
  * struct blkfloor_run - one run
- * @node: on a private list of runs being stopped, once out of the table
- * @kref: the run table holds one reference, every user another
+ * @node: on a private list of runs being released, once out of the table
+ * @kref: the run table holds one reference, the kthread one while it
+ *	runs, every other user another
  * @id: run id, from 1
  * @p: parameters
  * @owner_portid: netlink port that owns it (0: unowned)
@@ -243,11 +247,12 @@ struct blkfloor_err_entry {
  * @blkcg_css: io cgroup of the process that started the run: the
  *	kthread's bios are charged to it (io.max, io.weight, io.stat), as
  *	that process's own would be (NULL: none)
- * @task: the kthread (a task reference is held until the run is freed)
- * @stop_lock: serializes stopping the kthread
- * @stop_req: stop requested (RUN_STOP, owner went away, unload); set
- *	before any kthread_stop(), so the kthread need not ask that
- * @stopped: kthread_stop() was called (under @stop_lock)
+ * @task: the kthread (a task reference is held until the run is freed);
+ *	nobody waits for it: it ends by itself, holding a reference on the
+ *	run and on the module until then (see blkfloor_thread())
+ * @stop_req: stop requested (RUN_STOP, owner went away)
+ * @kept_bytes: what the run keeps once ended (ring slots, histograms,
+ *	error log), set by the kthread when it ends
  * @done: completed I/Os, pushed by bi_end_io
  * @eng: engine state, kthread only
  * @lock: protects @pub and @ring (taken per interval, never per I/O)
@@ -271,9 +276,8 @@ struct blkfloor_run {
 	struct mem_cgroup *memcg;
 	struct cgroup_subsys_state *blkcg_css;
 	struct task_struct *task;
-	struct mutex stop_lock; /* serializes kthread_stop() */
 	bool stop_req;
-	bool stopped;
+	u64 kept_bytes;
 	struct llist_head done;
 	struct blkfloor_engine eng;
 
@@ -291,6 +295,16 @@ struct blkfloor_run *blkfloor_run_get_next(u32 id);
 void blkfloor_run_put(struct blkfloor_run *run);
 int blkfloor_run_add(struct blkfloor_run *run);
 void blkfloor_run_stop(struct blkfloor_run *run);
+void blkfloor_runs_trim(struct blkfloor_run *spare);
+u64 blkfloor_run_kept_max(const struct blkfloor_params *p);
+u32 blkfloor_runs_gen(void);
+
+/* A run in these states has ended: its kthread is gone or going. */
+static inline bool blkfloor_state_ended(u8 state)
+{
+	return state != BLKFLOOR_STATE_RUNNING &&
+	       state != BLKFLOOR_STATE_STOPPING;
+}
 
 /* target.c */
 int blkfloor_target_open(struct blkfloor_run *run, struct nlattr **attrs,
@@ -305,7 +319,7 @@ int blkfloor_engine_init(struct blkfloor_run *run);
 void blkfloor_engine_free_io(struct blkfloor_run *run);
 void blkfloor_engine_free(struct blkfloor_run *run);
 int blkfloor_run_start(struct blkfloor_run *run);
-void blkfloor_run_end_unstarted(struct blkfloor_run *run);
+bool blkfloor_own_buf(const struct blkfloor_params *p);
 
 /* netlink.c */
 extern struct genl_family blkfloor_nl_family;

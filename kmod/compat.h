@@ -123,6 +123,24 @@ static inline void blkfloor_bdev_use_file(struct blkfloor_bdev *bd,
 }
 
 /*
+ * Drop a file reference. A kthread's fput() is left to a workqueue (a
+ * jiffy later): until it runs the device is still open, and dm, for one,
+ * refuses to remove it. A run's kthread closes its device when the run
+ * ends, before the end is announced, and nothing in that file's release
+ * needs the kthread itself (a block device's release writes back and
+ * drops its claim): __fput_sync() releases it there and then, as the VFS
+ * allows a kthread to for a file it knows. Elsewhere (a netlink request)
+ * fput() releases it when the caller returns to user space.
+ */
+static inline void blkfloor_fput(struct file *file)
+{
+	if (current->flags & PF_KTHREAD)
+		__fput_sync(file);
+	else
+		fput(file);
+}
+
+/*
  * Close what blkfloor_bdev_open() opened, or drop the file a process
  * passed; the claim ends before return.
  */
@@ -131,13 +149,15 @@ static inline void blkfloor_bdev_close(struct blkfloor_bdev *bd)
 	if (!bd->bdev)
 		return;
 	if (bd->user_file) {
-		fput(bd->user_file);
+		blkfloor_fput(bd->user_file);
 		bd->user_file = NULL;
 	} else {
-#if BLKFLOOR_KV(6, 10) <= BLKFLOOR_KVER
-		bdev_fput(bd->file);
-#elif BLKFLOOR_KV(6, 9) <= BLKFLOOR_KVER
-		fput(bd->file);
+#if BLKFLOOR_KV(6, 9) <= BLKFLOOR_KVER
+		/*
+		 * Not bdev_fput() (6.10+): it gives the claim up at once and
+		 * leaves the rest to fput(); the synchronous release does both.
+		 */
+		blkfloor_fput(bd->file);
 #elif BLKFLOOR_KV(6, 7) <= BLKFLOOR_KVER
 		bdev_release(bd->handle);
 #elif BLKFLOOR_KV(6, 5) <= BLKFLOOR_KVER
@@ -147,15 +167,6 @@ static inline void blkfloor_bdev_close(struct blkfloor_bdev *bd)
 #endif
 	}
 	bd->bdev = NULL;
-	/*
-	 * A kthread's fput() is left to a workqueue (a jiffy later): until
-	 * it runs the device is still open (bdev_fput() gives up only the
-	 * claim), and dm, for one, refuses to remove it. Run it now, so the
-	 * device is free when the run says it ended (unless a process still
-	 * has it open, of course).
-	 */
-	if (current->flags & PF_KTHREAD)
-		flush_delayed_fput();
 }
 
 /* The page cache of @bdev (6.10 added bd_mapping, 6.11 removed bd_inode). */

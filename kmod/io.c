@@ -26,6 +26,7 @@
 #include <linux/kthread.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/overflow.h>
 #include <linux/random.h>
 #include <linux/sched/mm.h>
@@ -41,6 +42,20 @@
 #define BLKFLOOR_UNIQUE_UNIT	SZ_4K
 /* Rate pacing keeps ns << 8 for sub-nanosecond precision. */
 #define BLKFLOOR_RATE_SHIFT	8
+/*
+ * At most about 208 days between two requests (ns << 8): any rate cap
+ * below that is as good as one request per 208 days, and pacing sums of
+ * two such costs and a run's age stay far below 2^64.
+ */
+#define BLKFLOOR_RATE_COST_MAX	BIT_ULL(62)
+/*
+ * The pacing quotient bs * (NSEC_PER_SEC << shift) / rate_bps is largest
+ * at rate_bps = 1; mul_u64_u64_div_u64() traps (x86 divq) when it does not
+ * fit 64 bits. Raising BLKFLOOR_BS_MAX past about 67 GB would need a
+ * clamp before the division instead.
+ */
+static_assert((u64)BLKFLOOR_BS_MAX <=
+	      U64_MAX / ((u64)NSEC_PER_SEC << BLKFLOOR_RATE_SHIFT));
 
 static u64 blkfloor_splitmix(u64 *state)
 {
@@ -115,6 +130,19 @@ static bool blkfloor_unique(const struct blkfloor_params *p)
 static bool blkfloor_has_data(const struct blkfloor_params *p)
 {
 	return p->op == BLKFLOOR_OP_READ || p->op == BLKFLOOR_OP_WRITE;
+}
+
+/**
+ * blkfloor_own_buf() - whether each request slot of a run has its own buffer
+ * @p: the run's parameters
+ *
+ * Return: true for reads, verify mode and random-data writes (up to
+ * BLKFLOOR_VERIFY_MEM_MAX of buffers), false where one buffer serves all.
+ */
+bool blkfloor_own_buf(const struct blkfloor_params *p)
+{
+	return p->op == BLKFLOOR_OP_READ || blkfloor_verifying(p) ||
+	       blkfloor_unique(p);
 }
 
 static void blkfloor_buf_free(struct blkfloor_buf *buf)
@@ -333,6 +361,22 @@ static void blkfloor_verify_check(struct blkfloor_run *run,
  * and the run may be released: nothing reachable from @io is touched after
  * llist_add(), and the run (with its task reference) is freed only after
  * an RCU grace period, so the read lock keeps @run and its task valid here.
+ *
+ * The module may go too: the kthread's module reference, the last one,
+ * is dropped once this I/O is accounted, and this function still has to
+ * return through the module's text after rcu_read_unlock_sched(). In
+ * interrupt context (most drivers) and with preemption off nothing can
+ * come in between: the unload's synchronize_rcu() (free_module()) waits
+ * for this section, and the few instructions after it run before the
+ * interrupt returns. In task context (dm, loop, nbd, nvme-tcp complete
+ * there) a preemptible kernel may preempt this task right after the
+ * unlock, with its next instruction in the module. An RCU Tasks grace
+ * period does not end while a task is preempted: it waits for every task
+ * to pass a voluntary context switch (or user mode, or idle), which this
+ * one does only after it has returned to bio_endio(). So the module's
+ * exit waits for one (synchronize_rcu_tasks(), blkfloor_exit()) before
+ * its text can be freed; on a kernel without preemption RCU Tasks is
+ * plain RCU, and the section above is all there is.
  * The sched flavour: a grace period waits for preemption-disabled
  * sections too, and they cost no call (with PREEMPT_RCU, which Debian's
  * PREEMPT_DYNAMIC kernels have, rcu_read_lock() and rcu_read_unlock() are
@@ -604,10 +648,8 @@ close:
 }
 
 /*
- * RUN_STOP, the owner's exit and kthread_stop() all set stop_req (the one
- * caller of kthread_stop(), blkfloor_run_stop(), sets it first), so the
- * flag alone says it: kthread_should_stop() is a call, on every turn of a
- * loop that may not sleep for millions of I/Os.
+ * RUN_STOP and the owner's exit set stop_req (blkfloor_run_stop()); nobody
+ * calls kthread_stop() on a run's kthread: it ends by itself.
  */
 static bool blkfloor_stop_requested(struct blkfloor_run *run)
 {
@@ -826,6 +868,25 @@ static void blkfloor_run_publish_end(struct blkfloor_run *run, u8 state,
 	blkfloor_nl_notify_end(run);
 }
 
+/* What an ended run keeps for its readers: ring, histograms, error log. */
+static u64 blkfloor_run_kept(const struct blkfloor_run *run)
+{
+	u64 bytes = (u64)run->ring.nr * sizeof(*run->ring.slots) +
+		    (u64)run->p.err_log * sizeof(*run->err_log);
+	u32 i;
+
+	for (i = 0; run->ring.slots && i < run->ring.nr; i++)
+		bytes += (u64)run->ring.slots[i].nr_hist *
+			 sizeof(*run->ring.slots[i].hist);
+	return bytes;
+}
+
+/*
+ * The run's kthread. It ends by itself once the run has ended and its I/O
+ * has drained, however long the device takes: nobody waits for it. It
+ * holds a reference on the run and one on the module (taken by
+ * blkfloor_run_start()) until then.
+ */
 static int blkfloor_thread(void *data)
 {
 	struct blkfloor_run *run = data;
@@ -851,6 +912,14 @@ static int blkfloor_thread(void *data)
 		else if (!eng->inflight)
 			break;
 		blkfloor_sleep(run, state == BLKFLOOR_STATE_RUNNING);
+		/*
+		 * A device that completes inside submit_bio() (brd, zram,
+		 * null_blk irqmode=0, bios failed at submission) leaves
+		 * completions on run->done every turn, so the loop never
+		 * sleeps; on a kernel without preemption nothing else would
+		 * give the CPU up for a whole interval.
+		 */
+		cond_resched();
 	}
 
 	/* Drained: close the last, partial interval unless it is empty. */
@@ -869,24 +938,15 @@ static int blkfloor_thread(void *data)
 		err = eng->first_err ?: -EIO;
 	}
 
+	run->kept_bytes = blkfloor_run_kept(run);
 	blkfloor_run_publish_end(run, state, err, now - eng->t0);
-	return 0;
-}
-
-/**
- * blkfloor_run_end_unstarted() - end a run whose kthread never ran
- * @run: the run; kthread_stop() returned -EINTR for its kthread
- *
- * A stop (or an unload) that reaches kthread_stop() before the new kthread
- * was first scheduled keeps the thread function from ever running, so the
- * run's own end never happens: no bio was submitted, but the device is
- * still open and the run still says RUNNING. Release and publish it here.
- */
-void blkfloor_run_end_unstarted(struct blkfloor_run *run)
-{
-	blkfloor_engine_free_io(run);
-	blkfloor_target_close(run);
-	blkfloor_run_publish_end(run, BLKFLOOR_STATE_STOPPED, 0, 0);
+	blkfloor_runs_trim(run);
+	/*
+	 * The kthread's references: the run's, and the module's, which
+	 * module_put_and_kthread_exit() drops outside the module's text.
+	 */
+	blkfloor_run_put(run);
+	module_put_and_kthread_exit(0);
 }
 
 /**
@@ -903,8 +963,13 @@ int blkfloor_engine_init(struct blkfloor_run *run)
 	struct blkfloor_engine *eng = &run->eng;
 	struct blkfloor_params *p = &run->p;
 	bool verify = blkfloor_verifying(p);
-	/* A buffer per slot: verify mode and random-data writes. */
-	bool own = verify || blkfloor_unique(p);
+	/*
+	 * A buffer per slot: reads (never two bios DMA into one page: the
+	 * block layer's integrity check, and anything else that looks at a
+	 * read's data once it completed, would see another bio's bytes),
+	 * verify mode and random-data writes.
+	 */
+	bool own = blkfloor_own_buf(p);
 	unsigned int i;
 
 	eng->acc = kvzalloc(sizeof(*eng->acc), GFP_KERNEL_ACCOUNT);
@@ -924,8 +989,7 @@ int blkfloor_engine_init(struct blkfloor_run *run)
 	blkfloor_acc_reset(eng->acc);
 
 	if (blkfloor_has_data(p) && !own) {
-		bool zero = p->op == BLKFLOOR_OP_READ ||
-			    p->data == BLKFLOOR_DATA_ZERO;
+		bool zero = p->data == BLKFLOOR_DATA_ZERO;
 
 		if (blkfloor_buf_alloc(&eng->shared, p->bs, zero))
 			return -ENOMEM;
@@ -939,10 +1003,13 @@ int blkfloor_engine_init(struct blkfloor_run *run)
 
 		io->run = run;
 		if (own) {
+			bool read = p->op == BLKFLOOR_OP_READ;
+
 			io->buf = kzalloc(sizeof(*io->buf), GFP_KERNEL_ACCOUNT);
-			if (!io->buf || blkfloor_buf_alloc(io->buf, p->bs, verify))
+			if (!io->buf ||
+			    blkfloor_buf_alloc(io->buf, p->bs, verify || read))
 				return -ENOMEM;
-			if (!verify)
+			if (!verify && !read)
 				blkfloor_buf_fill_seed(io->buf, p->seed);
 		} else if (blkfloor_has_data(p)) {
 			io->buf = &eng->shared;
@@ -1070,6 +1137,7 @@ int blkfloor_run_start(struct blkfloor_run *run)
 	eng->perm_mask = k == 64 ? U64_MAX : BIT_ULL(k) - 1;
 	eng->perm_shift = DIV_ROUND_UP(k, 2);
 	blkfloor_perm_pass(eng, p->seed, 0);
+	/* Cannot trap: see the static_assert on BLKFLOOR_BS_MAX. */
 	if (p->rate_bps)
 		eng->rate_cost = mul_u64_u64_div_u64(p->bs,
 						     (u64)NSEC_PER_SEC << BLKFLOOR_RATE_SHIFT,
@@ -1081,11 +1149,19 @@ int blkfloor_run_start(struct blkfloor_run *run)
 					       p->rate_iops));
 	if ((p->rate_bps || p->rate_iops) && !eng->rate_cost)
 		eng->rate_cost = 1;
+	/* rate_next + slack and rate_next + rate_cost must not wrap. */
+	eng->rate_cost = min(eng->rate_cost, BLKFLOOR_RATE_COST_MAX);
 
+	/* The kthread's: dropped when it ends (see blkfloor_thread()). */
+	if (!try_module_get(THIS_MODULE))
+		return -ESHUTDOWN;
 	task = kthread_create(blkfloor_thread, run, "blkfloor/%u", run->id);
-	if (IS_ERR(task))
+	if (IS_ERR(task)) {
+		module_put(THIS_MODULE);
 		return PTR_ERR(task);
-	/* Held until the run is freed: kthread_stop() after a natural exit. */
+	}
+	kref_get(&run->kref);
+	/* Held until the run is freed: bi_end_io and stops wake it. */
 	get_task_struct(task);
 	run->task = task;
 	run->pub.state = BLKFLOOR_STATE_RUNNING;

@@ -7,10 +7,17 @@
  * Runs live in the xarray blkfloor_runs, indexed by id (ids count up, so
  * index order is age order until they wrap after 2^32 - 1 runs; a live
  * id is never given twice), from RUN_START until they are trimmed (more
- * than keep_ended ended runs) or the module is unloaded; ended runs stay so
- * their totals and intervals can still be read. The table holds one
- * reference on each run; lookups take another under rcu_read_lock(), and a
- * run is freed after a grace period.
+ * than keep_ended ended runs, or more than keep_ended_mb of memory kept
+ * by ended runs; checked whenever a run starts or ends) or the module is
+ * unloaded; ended runs stay so their totals and intervals can still be
+ * read. The table holds one reference on each run; lookups take another
+ * under rcu_read_lock(), and a run is freed after a grace period.
+ *
+ * Nothing here waits for a device. A run's kthread ends by itself once
+ * its I/O has drained; it holds a reference on the run and one on the
+ * module until then, so an unload is refused ("in use") while any run
+ * still has I/O in flight, instead of waiting for a device that may
+ * never answer.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -28,19 +35,24 @@
 #include <net/net_namespace.h>
 #include "blkfloor.h"
 
-unsigned int g_keep_ended = 16;
-module_param_named(keep_ended, g_keep_ended, uint, 0644);
+unsigned int blkfloor_keep_ended = 16;
+module_param_named(keep_ended, blkfloor_keep_ended, uint, 0644);
 MODULE_PARM_DESC(keep_ended, "Ended runs kept for reading, oldest freed first (default: 16)");
+
+unsigned int blkfloor_keep_ended_mb = 2048;
+module_param_named(keep_ended_mb, blkfloor_keep_ended_mb, uint, 0644);
+MODULE_PARM_DESC(keep_ended_mb, "Memory ended runs may keep for reading, MiB (default: 2048); a run that could keep more is refused");
 
 /* Run id -> run. Readers use RCU; the xarray's own lock orders writers. */
 static DEFINE_XARRAY_ALLOC1(blkfloor_runs);
 /*
  * Serializes adding and removing runs (the trim decision, the next id, the
- * unloading flag). Lookups do not take it. Never held while a run is
- * stopped: a stop waits for the run's bios, as long as the device takes.
+ * generation, the unloading flag). Lookups do not take it.
  */
 static DEFINE_MUTEX(blkfloor_lock);
 static u32 blkfloor_next_id;
+/* Changes whenever a run is listed or unlisted (RUN_GET dumps check it). */
+static u32 blkfloor_gen;
 static bool blkfloor_unloading;
 
 /**
@@ -64,7 +76,6 @@ struct blkfloor_run *blkfloor_run_alloc(void)
 #endif
 	INIT_LIST_HEAD(&run->node);
 	kref_init(&run->kref);
-	mutex_init(&run->stop_lock);
 	spin_lock_init(&run->lock);
 	init_llist_head(&run->done);
 	return run;
@@ -91,7 +102,6 @@ static void blkfloor_run_release(struct kref *kref)
 
 	blkfloor_engine_free(run);
 	blkfloor_target_close(run);
-	mutex_destroy(&run->stop_lock);
 	/*
 	 * The last bi_end_io may still be between pushing its I/O (which let
 	 * the kthread drain and exit) and waking run->task.
@@ -149,23 +159,24 @@ struct blkfloor_run *blkfloor_run_get_next(u32 id)
 }
 
 /**
- * blkfloor_run_stop() - stop a run and wait until it has drained
+ * blkfloor_run_stop() - ask a run to stop, without waiting for it
  * @run: the run
  *
- * When this returns the kthread has exited: in-flight bios completed and the
- * device is released. A run that already ended is left as it was.
+ * The kthread submits no more and ends once the bios in flight have
+ * completed, as late as the device completes them: a hung device keeps a
+ * run in STOPPING for as long as it hangs, and nobody waits for that here
+ * (a netlink request, an owner's exit). The end is published by the
+ * kthread (RUN_END_NTF). A run that has ended already is left as it was.
  */
 void blkfloor_run_stop(struct blkfloor_run *run)
 {
-	mutex_lock(&run->stop_lock);
-	if (run->task && !run->stopped) {
-		WRITE_ONCE(run->stop_req, true);
-		/* -EINTR: stopped before it ever ran (see there). */
-		if (kthread_stop(run->task) == -EINTR)
-			blkfloor_run_end_unstarted(run);
-		run->stopped = true;
-	}
-	mutex_unlock(&run->stop_lock);
+	WRITE_ONCE(run->stop_req, true);
+	spin_lock(&run->lock);
+	if (run->pub.state == BLKFLOOR_STATE_RUNNING)
+		run->pub.state = BLKFLOOR_STATE_STOPPING;
+	spin_unlock(&run->lock);
+	/* A task reference is held until the run is freed. */
+	wake_up_process(run->task);
 }
 
 static bool blkfloor_run_ended(struct blkfloor_run *run)
@@ -173,9 +184,35 @@ static bool blkfloor_run_ended(struct blkfloor_run *run)
 	bool ended;
 
 	spin_lock(&run->lock);
-	ended = run->pub.state != BLKFLOOR_STATE_RUNNING;
+	ended = blkfloor_state_ended(run->pub.state);
 	spin_unlock(&run->lock);
 	return ended;
+}
+
+/**
+ * blkfloor_run_kept_max() - the most a run may keep once it has ended
+ * @p: its parameters
+ *
+ * Every slot of its ring holding an interval with every histogram bucket
+ * set, and a full error log.
+ *
+ * Return: bytes.
+ */
+u64 blkfloor_run_kept_max(const struct blkfloor_params *p)
+{
+	return (u64)p->ring * (sizeof(struct blkfloor_iv) +
+			       BLKFLOOR_HIST_NR * sizeof(struct blkfloor_hist_entry)) +
+	       (u64)p->err_log * sizeof(struct blkfloor_err_entry);
+}
+
+/**
+ * blkfloor_runs_gen() - the run table's generation
+ *
+ * Return: a number that changes whenever a run is listed or unlisted.
+ */
+u32 blkfloor_runs_gen(void)
+{
+	return READ_ONCE(blkfloor_gen);
 }
 
 /*
@@ -185,48 +222,78 @@ static bool blkfloor_run_ended(struct blkfloor_run *run)
 static void blkfloor_run_unlist(struct blkfloor_run *run, struct list_head *gone)
 {
 	xa_erase(&blkfloor_runs, run->id);
+	WRITE_ONCE(blkfloor_gen, blkfloor_gen + 1);
 	list_add_tail(&run->node, gone);
 }
 
-/* Stop and drop the runs unlisted onto @gone; blkfloor_lock not held. */
+/*
+ * Drop the table's reference on the runs unlisted onto @gone; any of them
+ * still running keeps its kthread's reference until it ends.
+ * blkfloor_lock not held.
+ */
 static void blkfloor_runs_release(struct list_head *gone)
 {
 	struct blkfloor_run *run, *tmp;
 
 	list_for_each_entry_safe(run, tmp, gone, node) {
 		list_del_init(&run->node);
-		blkfloor_run_stop(run);
 		blkfloor_run_put(run);
 	}
 }
 
 /*
- * Unlist the oldest ended runs beyond keep_ended onto @gone; blkfloor_lock
- * held.
+ * Unlist the oldest ended runs onto @gone while more than keep_ended have
+ * ended or they keep more than keep_ended_mb of memory, sparing @spare
+ * (the run that just ended: its end has just been announced and its last
+ * intervals are still to be read). blkfloor_lock held.
  */
-static void blkfloor_trim_ended(struct list_head *gone)
+static void blkfloor_trim_ended(struct list_head *gone,
+				struct blkfloor_run *spare)
 {
+	u64 cap = (u64)READ_ONCE(blkfloor_keep_ended_mb) << 20, kept = 0;
+	unsigned int keep = READ_ONCE(blkfloor_keep_ended), ended = 0;
 	struct blkfloor_run *run;
-	unsigned int ended = 0;
 	unsigned long index;
 
-	xa_for_each(&blkfloor_runs, index, run)
-		ended += blkfloor_run_ended(run);
 	xa_for_each(&blkfloor_runs, index, run) {
-		if (ended <= READ_ONCE(g_keep_ended))
-			break;
 		if (!blkfloor_run_ended(run))
 			continue;
+		ended++;
+		kept += READ_ONCE(run->kept_bytes);
+	}
+	xa_for_each(&blkfloor_runs, index, run) {
+		if (ended <= keep && kept <= cap)
+			break;
+		if (run == spare || !blkfloor_run_ended(run))
+			continue;
+		kept -= READ_ONCE(run->kept_bytes);
 		blkfloor_run_unlist(run, gone);
 		ended--;
 	}
 }
 
 /**
+ * blkfloor_runs_trim() - trim the ended runs beyond what is kept
+ * @spare: a run not to trim (the caller's, which just ended)
+ *
+ * Called by a run's kthread once the run has ended, so that runs which
+ * end together do not all linger until the next RUN_START.
+ */
+void blkfloor_runs_trim(struct blkfloor_run *spare)
+{
+	LIST_HEAD(gone);
+
+	mutex_lock(&blkfloor_lock);
+	blkfloor_trim_ended(&gone, spare);
+	mutex_unlock(&blkfloor_lock);
+	blkfloor_runs_release(&gone);
+}
+
+/**
  * blkfloor_run_add() - assign an id, start the kthread and list the run
  * @run: the run, its device open and its engine initialized
  *
- * The table takes over the caller's reference; the caller gets a new one.
+ * The table takes over the caller's reference; the caller keeps its own.
  *
  * Return: 0, -ESHUTDOWN while the module unloads, -ENOMEM, or the kthread
  * error.
@@ -245,7 +312,7 @@ int blkfloor_run_add(struct blkfloor_run *run)
 	 * Trim before the new run is listed: it must not count as one of
 	 * the ended runs kept, even if it ends before this returns.
 	 */
-	blkfloor_trim_ended(&gone);
+	blkfloor_trim_ended(&gone, NULL);
 	/*
 	 * The slot first: once the kthread runs, listing it cannot fail.
 	 * The next free id (1 to U32_MAX, after the last one given): an id
@@ -263,6 +330,7 @@ int blkfloor_run_add(struct blkfloor_run *run)
 	}
 	kref_get(&run->kref);
 	xa_store(&blkfloor_runs, run->id, run, GFP_KERNEL);
+	WRITE_ONCE(blkfloor_gen, blkfloor_gen + 1);
 out_unlock:
 	mutex_unlock(&blkfloor_lock);
 	blkfloor_runs_release(&gone);
@@ -290,12 +358,9 @@ static int blkfloor_netlink_notify(struct notifier_block *nb,
 	 * stay valid for this walk even if the run is removed meanwhile.
 	 */
 	rcu_read_lock();
-	xa_for_each(&blkfloor_runs, index, run) {
-		if (run->owner_portid != notify->portid)
-			continue;
-		WRITE_ONCE(run->stop_req, true);
-		wake_up_process(run->task);
-	}
+	xa_for_each(&blkfloor_runs, index, run)
+		if (run->owner_portid == notify->portid)
+			blkfloor_run_stop(run);
 	rcu_read_unlock();
 	return NOTIFY_OK;
 }
@@ -305,9 +370,9 @@ static struct notifier_block blkfloor_netlink_notifier = {
 };
 
 /*
- * Stop and free every run; no new one can start afterwards. The runs are
- * taken out of the table first: while they drain, a lookup finds no run
- * instead of waiting for the drain.
+ * Free every run; no new one can start afterwards. Every run has ended:
+ * a running one holds a reference on the module, so the module's exit
+ * does not run while one does.
  */
 static void blkfloor_runs_destroy(void)
 {
@@ -337,7 +402,6 @@ static int __init blkfloor_init(void)
 	ret = blkfloor_nl_init();
 	if (ret)
 		goto out_unregister;
-	pr_info("version %s loaded\n", BLKFLOOR_VERSION);
 	return 0;
 
 out_unregister:
@@ -347,14 +411,18 @@ out_unregister:
 
 static void __exit blkfloor_exit(void)
 {
-	/* Runs exist only after init; they go first (they multicast). */
 	blkfloor_runs_destroy();
 	blkfloor_nl_exit();
 	netlink_unregister_notifier(&blkfloor_netlink_notifier);
+	/*
+	 * The last run's kthread dropped its module reference after its
+	 * last I/O was pushed by blkfloor_end_io(), which may still be
+	 * returning through this module's text: see there.
+	 */
+	synchronize_rcu_tasks();
 	/* Runs are freed by RCU callbacks in this module's text. */
 	rcu_barrier();
 	xa_destroy(&blkfloor_runs);
-	pr_info("unloaded\n");
 }
 
 module_init(blkfloor_init);

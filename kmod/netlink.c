@@ -29,7 +29,7 @@ static void blkfloor_nl_snap(struct blkfloor_run *run,
 	*s = run->pub;
 	*ring = run->ring;
 	spin_unlock(&run->lock);
-	if (s->state == BLKFLOOR_STATE_RUNNING)
+	if (!blkfloor_state_ended(s->state))
 		s->elapsed_ns = ktime_get_ns() - run->eng.t0;
 }
 
@@ -70,9 +70,13 @@ static int blkfloor_nl_put_params(struct sk_buff *skb,
 	return 0;
 }
 
-/* Fill one message describing @run (RUN_GET, RUN_START, RUN_END_NTF...). */
+/*
+ * Fill one message describing @run (RUN_GET, RUN_START, RUN_END_NTF...);
+ * @cb is the dump's state in a dump, else NULL.
+ */
 static int blkfloor_nl_fill_run(struct sk_buff *skb, struct blkfloor_run *run,
-				u32 portid, u32 seq, int flags, u8 cmd)
+				u32 portid, u32 seq, int flags, u8 cmd,
+				struct netlink_callback *cb)
 {
 	struct blkfloor_run_pub s;
 	struct blkfloor_ring ring;
@@ -82,6 +86,8 @@ static int blkfloor_nl_fill_run(struct sk_buff *skb, struct blkfloor_run *run,
 	hdr = genlmsg_put(skb, portid, seq, &blkfloor_nl_family, flags, cmd);
 	if (!hdr)
 		return -EMSGSIZE;
+	if (cb)
+		genl_dump_check_consistent(cb, hdr);
 	blkfloor_nl_snap(run, &s, &ring);
 	if (nla_put_u32(skb, BLKFLOOR_A_RUN_ID, run->id) ||
 	    blkfloor_nl_put_params(skb, run) ||
@@ -159,10 +165,11 @@ static int blkfloor_nl_put_iv(struct sk_buff *skb, const struct blkfloor_iv *iv)
 	errs = nla_nest_start(skb, BLKFLOOR_IV_A_ERRORS);
 	if (!errs)
 		goto err_cancel;
-	/* Types in this nest are class + 1; type 0 pads where needed. */
+	/* Types in this nest are class + 1. */
 	for (c = 0; c < __BLKFLOOR_ERR_MAX; c++)
 		if (iv->errors[c] &&
-		    nla_put_u64_64bit(skb, c + 1, iv->errors[c], 0))
+		    nla_put_u64_64bit(skb, c + 1, iv->errors[c],
+				      BLKFLOOR_IV_ERR_PAD))
 			goto err_cancel;
 	nla_nest_end(skb, errs);
 	if (nla_put_u64_64bit(skb, BLKFLOOR_IV_A_LAT_MIN_NS, iv->lat_min,
@@ -243,7 +250,8 @@ void blkfloor_nl_notify_end(struct blkfloor_run *run)
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!skb)
 		return;
-	if (blkfloor_nl_fill_run(skb, run, 0, 0, 0, BLKFLOOR_CMD_RUN_END_NTF)) {
+	if (blkfloor_nl_fill_run(skb, run, 0, 0, 0, BLKFLOOR_CMD_RUN_END_NTF,
+				 NULL)) {
 		nlmsg_free(skb);
 		return;
 	}
@@ -300,7 +308,7 @@ static int blkfloor_nl_parse_params(struct blkfloor_run *run,
 	if (p->op != BLKFLOOR_OP_READ && !(p->flags & BLKFLOOR_F_DESTRUCTIVE)) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[BLKFLOOR_A_OP],
 				    "write runs destroy data: set the destructive flag");
-		return -EPERM;
+		return -EINVAL;
 	}
 	if ((p->flags & (BLKFLOOR_F_FUA | BLKFLOOR_F_PREFLUSH)) &&
 	    p->op != BLKFLOOR_OP_WRITE) {
@@ -320,12 +328,21 @@ static int blkfloor_nl_parse_params(struct blkfloor_run *run,
 			return -EINVAL;
 		}
 	}
-	/* Each block unique: a buffer per slot, as in verify mode. */
-	if (p->data == BLKFLOOR_DATA_RANDOM && p->op == BLKFLOOR_OP_WRITE &&
-	    (u64)p->qd * p->bs > BLKFLOOR_VERIFY_MEM_MAX) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[BLKFLOOR_A_QD],
-				    "random data needs qd * bs <= 64 MiB (a buffer per request); data shared does not");
+	/* A buffer per slot: reads, and writes of unique blocks. */
+	if (blkfloor_own_buf(p) && (u64)p->qd * p->bs > BLKFLOOR_VERIFY_MEM_MAX) {
+		if (p->op == BLKFLOOR_OP_READ)
+			NL_SET_ERR_MSG_ATTR(extack, tb[BLKFLOOR_A_QD],
+					    "reads need qd * bs <= 64 MiB (a buffer per request)");
+		else
+			NL_SET_ERR_MSG_ATTR(extack, tb[BLKFLOOR_A_QD],
+					    "random data needs qd * bs <= 64 MiB (a buffer per request); data shared does not");
 		return -EINVAL;
+	}
+	if (blkfloor_run_kept_max(p) >
+	    ((u64)READ_ONCE(blkfloor_keep_ended_mb) << 20)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[BLKFLOOR_A_RING],
+				    "the ring's intervals could outgrow what ended runs may keep (module parameter keep_ended_mb): ask for a smaller ring");
+		return -E2BIG;
 	}
 	if (p->flags & BLKFLOOR_F_OWNER)
 		run->owner_portid = info->snd_portid;
@@ -410,7 +427,7 @@ int blkfloor_nl_run_start_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out_free_msg;
 	}
 	ret = blkfloor_nl_fill_run(msg, run, info->snd_portid, info->snd_seq,
-				   0, info->genlhdr->cmd);
+				   0, info->genlhdr->cmd, NULL);
 	if (ret)
 		goto out_free_msg;
 	blkfloor_run_put(run);
@@ -451,7 +468,7 @@ static int blkfloor_nl_reply_run(struct blkfloor_run *run,
 	if (!msg)
 		return -ENOMEM;
 	ret = blkfloor_nl_fill_run(msg, run, info->snd_portid, info->snd_seq,
-				   0, info->genlhdr->cmd);
+				   0, info->genlhdr->cmd, NULL);
 	if (ret) {
 		nlmsg_free(msg);
 		return ret;
@@ -464,8 +481,10 @@ static int blkfloor_nl_reply_run(struct blkfloor_run *run,
  * @skb: request
  * @info: request info
  *
- * Waits until the run has drained and released its device; replies with
- * the run as RUN_GET does.
+ * Asks the run to stop and replies at once, as RUN_GET does: in state
+ * STOPPING while its bios drain, however long the device takes (a netlink
+ * request never waits for a device), or in its final state. RUN_END_NTF
+ * announces the end, once the device is released.
  *
  * Return: 0 or a negative errno (-ENOENT: no such run).
  */
@@ -521,6 +540,22 @@ static void blkfloor_nl_run_get_dump_err(struct netlink_ext_ack *extack,
 			    "a run-get dump takes no attribute, no run id either (ask for one run without NLM_F_DUMP)");
 }
 
+/*
+ * Dump consistency: genl_dump_check_consistent() flags a message with
+ * NLM_F_DUMP_INTR when cb->seq differs from the one of the message before
+ * it (cb->prev_seq), and never the first message of a dump, whose
+ * prev_seq is 0. A dump that lost something before its first message
+ * could be sent (intervals overwritten before it started) must be flagged
+ * too: so prev_seq starts at the first round's seq, never 0, and a change
+ * seen in any round, the first included, flags the next message.
+ */
+static int blkfloor_nl_dump_gen_start(struct netlink_callback *cb, u32 gen)
+{
+	cb->seq = gen ?: 1;
+	cb->prev_seq = cb->seq;
+	return 0;
+}
+
 /**
  * blkfloor_nl_run_get_start() - check a BLKFLOOR_CMD_RUN_GET dump
  * @cb: dump state; args[1] keeps the error where start has no extack
@@ -536,7 +571,7 @@ static void blkfloor_nl_run_get_dump_err(struct netlink_ext_ack *extack,
 int blkfloor_nl_run_get_start(struct netlink_callback *cb)
 {
 	if (!blkfloor_nl_first_attr(cb->nlh))
-		return 0;
+		return blkfloor_nl_dump_gen_start(cb, blkfloor_runs_gen());
 	if (!cb->extack) {
 		cb->args[1] = EINVAL;
 		return 0;
@@ -549,6 +584,10 @@ int blkfloor_nl_run_get_start(struct netlink_callback *cb)
  * blkfloor_nl_run_get_dumpit() - BLKFLOOR_CMD_RUN_GET, every run
  * @skb: reply being filled
  * @cb: dump state; args[0] is the last run id sent
+ *
+ * Runs listed or unlisted between two rounds (the table's generation
+ * changed) flag the next message with NLM_F_DUMP_INTR: the dump may have
+ * missed a run or shown one that is gone.
  *
  * Return: bytes added, 0 at the end, or a negative errno.
  */
@@ -563,11 +602,12 @@ int blkfloor_nl_run_get_dumpit(struct sk_buff *skb,
 		blkfloor_nl_run_get_dump_err(cb->extack, cb->nlh);
 		return -(int)cb->args[1];
 	}
+	cb->seq = blkfloor_runs_gen() ?: 1;
 	while ((run = blkfloor_run_get_next(last))) {
 		ret = blkfloor_nl_fill_run(skb, run,
 					   NETLINK_CB(cb->skb).portid,
 					   cb->nlh->nlmsg_seq, NLM_F_MULTI,
-					   BLKFLOOR_CMD_RUN_GET);
+					   BLKFLOOR_CMD_RUN_GET, cb);
 		if (!ret)
 			last = run->id;
 		blkfloor_run_put(run);
@@ -645,6 +685,9 @@ static int blkfloor_nl_dump_run_deferred(struct netlink_callback *cb,
  * @err: positive errno the first round returns (before 6.2, see
  *	blkfloor_nl_interval_get_start())
  * @resumed: a round ran already
+ * @from: FROM_INDEX was given (intervals before the oldest kept are lost
+ *	to this dump even in its first round; without it, the dump asks for
+ *	whatever the ring holds)
  */
 struct blkfloor_nl_iv_dump {
 	u64 next;
@@ -652,6 +695,7 @@ struct blkfloor_nl_iv_dump {
 	u32 run_id;
 	int err;
 	bool resumed;
+	bool from;
 };
 
 static_assert(sizeof(struct blkfloor_nl_iv_dump) <=
@@ -679,8 +723,9 @@ int blkfloor_nl_interval_get_start(struct netlink_callback *cb)
 	if (ret || ctx->err)
 		return ret;
 	ctx->next = from ? nla_get_u64(from) : 0;
+	ctx->from = !!from;
 	cb->min_dump_alloc = BLKFLOOR_IV_MSG_MAX;
-	return 0;
+	return blkfloor_nl_dump_gen_start(cb, 1);
 }
 
 /**
@@ -691,10 +736,12 @@ int blkfloor_nl_interval_get_start(struct netlink_callback *cb)
  * One message per closed interval still in the ring, oldest first, from
  * FROM_INDEX on (from the oldest kept when FROM_INDEX was overwritten).
  * When intervals the dump had yet to send are overwritten between two of
- * its rounds (a reader slower than the run), they are skipped and the
+ * its rounds (a reader slower than the run), or intervals from FROM_INDEX
+ * on were overwritten before its first round, they are skipped and the
  * first message after the loss carries NLM_F_DUMP_INTR: cb->seq counts
  * such losses, and genl_dump_check_consistent() flags a message whose
- * cb->seq differs from the one before it.
+ * cb->seq differs from the one before it (see
+ * blkfloor_nl_dump_gen_start()).
  *
  * Return: bytes added, 0 at the end, or a negative errno.
  */
@@ -719,7 +766,7 @@ int blkfloor_nl_interval_get_dumpit(struct sk_buff *skb,
 		spin_lock(&run->lock);
 		oldest = blkfloor_ring_oldest(&run->ring);
 		if (idx < oldest) {
-			if (ctx->resumed)
+			if (ctx->resumed || ctx->from)
 				ctx->losses++;
 			idx = oldest;
 		}

@@ -44,7 +44,8 @@ static void blkfloor_target_open_err(int err, struct nlattr *path,
  * @bdev: the device
  * @op: enum blkfloor_op
  *
- * Return: bytes, clamped to U32_MAX; 0 when the op is not supported.
+ * Return: bytes, clamped to INT_MAX (the largest request the block layer
+ * builds); 0 when the op is not supported.
  */
 int blkfloor_target_max_io(struct block_device *bdev, u8 op)
 {

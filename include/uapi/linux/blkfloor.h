@@ -7,7 +7,7 @@
 #define _UAPI_LINUX_BLKFLOOR_H
 
 #define BLKFLOOR_FAMILY_NAME	"blkfloor"
-#define BLKFLOOR_FAMILY_VERSION	4
+#define BLKFLOOR_FAMILY_VERSION	5
 
 #define BLKFLOOR_QD_MAX			1024
 #define BLKFLOOR_BS_MAX			67108864
@@ -69,14 +69,18 @@ enum blkfloor_data {
 /**
  * enum blkfloor_state
  * @BLKFLOOR_STATE_DONE: reached its byte/time/loop limit
- * @BLKFLOOR_STATE_STOPPED: stop request, owner socket closed, unload
+ * @BLKFLOOR_STATE_STOPPED: stop request, owner socket closed
  * @BLKFLOOR_STATE_FAILED: see errno
+ * @BLKFLOOR_STATE_STOPPING: asked to stop (run-stop, owner socket closed):
+ *   submits no more, its I/O in flight drains; then stopped (or failed),
+ *   announced by run-end-ntf
  */
 enum blkfloor_state {
 	BLKFLOOR_STATE_RUNNING,
 	BLKFLOOR_STATE_DONE,
 	BLKFLOOR_STATE_STOPPED,
 	BLKFLOOR_STATE_FAILED,
+	BLKFLOOR_STATE_STOPPING,
 
 	/* private: */
 	__BLKFLOOR_STATE_MAX,
@@ -219,6 +223,7 @@ enum {
 	BLKFLOOR_IV_ERR_RESOURCE,
 	BLKFLOOR_IV_ERR_PROTECTION,
 	BLKFLOOR_IV_ERR_OFFLINE,
+	BLKFLOOR_IV_ERR_PAD,
 
 	__BLKFLOOR_IV_ERR_MAX,
 	BLKFLOOR_IV_ERR_MAX = (__BLKFLOOR_IV_ERR_MAX - 1)
