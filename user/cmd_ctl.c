@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/signalfd.h>
 #include <netlink/genl/genl.h>
@@ -58,7 +59,7 @@ static int list_cb(const struct bf_nl_msg *m, void *arg)
 		       bf_rw_name(ri.op, ri.pattern), bf_state_name(ri.state),
 		       bf_fmt_bytes(a, sizeof(a), ri.bytes),
 		       bf_fmt_rate(b, sizeof(b), bf_run_bps(&ri)),
-		       ri.owner && ri.state == BLKFLOOR_STATE_RUNNING ?
+		       ri.owner && !bf_state_ended(ri.state) ?
 		       "owned" : "-");
 	}
 	ls->n++;
@@ -101,37 +102,144 @@ BLKFLOOR_COMMAND(list, "[--json]", do_list,
 	"Id, device, op, state, bytes, mean rate, whether a socket owns it.\n"
 	"  --json            a JSON array");
 
-static int do_stop(int argc, char **argv)
-{
-	struct bf_opts o = { 0 };
-	struct nl_msg *msg;
-	struct bf_ctx c;
-	char err[160];
-	uint64_t id;
-	int ret;
+/* The ids of the runs that have not ended (stop --all). */
+struct stop_all {
+	uint32_t ids[1024];
+	unsigned int n;
+	bool truncated;
+};
 
-	if (bf_opts_parse(&o, argc, argv, 0, 1, 1, err, sizeof(err)))
-		return bf_usage(argv[0], err);
-	if (bf_parse_uint(o.pos[0], UINT32_MAX, &id))
-		return bf_usage(argv[0], "ID must be a run id (see blkfloor list)");
-	if (bf_ctx_open(&c, NULL))
-		return EXIT_FAIL;
-	msg = bf_nl_msg(&c.nl, BLKFLOOR_CMD_RUN_STOP, false);
-	if (!msg || nla_put_u32(msg, BLKFLOOR_A_RUN_ID, (uint32_t)id) < 0) {
-		nlmsg_free(msg);
-		ret = -ENOMEM;
-	} else {
-		ret = bf_nl_request(&c.nl, msg, NULL, NULL);
-	}
-	if (ret)
-		fprintf(stderr, "blkfloor: cannot stop run %llu: %s\n",
-			(unsigned long long)id, strerror(-ret));
-	bf_ctx_close(&c);
-	return ret ? EXIT_FAIL : EXIT_OK;
+static int stop_all_cb(const struct bf_nl_msg *m, void *arg)
+{
+	struct stop_all *sa = arg;
+	struct bf_run_info ri;
+
+	if (bf_run_info_parse(m, &ri) || bf_state_ended(ri.state))
+		return 0;
+	if (sa->n == sizeof(sa->ids) / sizeof(sa->ids[0]))
+		sa->truncated = true;
+	else
+		sa->ids[sa->n++] = ri.id;
+	return 0;
 }
 
-BLKFLOOR_COMMAND(stop, "ID", do_stop,
-	"Stop run ID (it ends in state 'stopped'; its intervals stay readable).");
+static int run_stop_req(struct bf_nl *nl, uint32_t id)
+{
+	struct nl_msg *msg = bf_nl_msg(nl, BLKFLOOR_CMD_RUN_STOP, false);
+
+	if (!msg || nla_put_u32(msg, BLKFLOOR_A_RUN_ID, id) < 0) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	return bf_nl_request(nl, msg, NULL, NULL);
+}
+
+/*
+ * Wait until run @id has ended: RUN_STOP answers at once, and the run
+ * drains for as long as its device takes. A signal (Ctrl-C) ends the
+ * wait, not the run, which ends on its own.
+ */
+static int stop_wait(struct bf_nl *nl, uint32_t id, struct bf_run_info *ri)
+{
+	struct timespec tick = { 0, 100 * 1000 * 1000 };
+	unsigned int waited = 0;
+	int ret;
+
+	for (;;) {
+		ret = bf_run_get(nl, id, ri);
+		if (ret || bf_state_ended(ri->state))
+			return ret;
+		if (++waited == 10)
+			fprintf(stderr, "blkfloor: run %u is stopping: waiting for %s to complete the I/O in flight (Ctrl-C stops waiting; the run ends on its own)\n",
+				id, ri->dev);
+		nanosleep(&tick, NULL);
+	}
+}
+
+static int do_stop(int argc, char **argv)
+{
+	struct stop_all sa = { .n = 0 };
+	bool all = false, wait = true;
+	struct bf_run_info ri;
+	struct bf_ctx c;
+	int i, ret = 0, bad = 0;
+	uint64_t id;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--all")) {
+			all = true;
+		} else if (!strcmp(argv[i], "--no-wait")) {
+			wait = false;
+		} else if (argv[i][0] == '-') {
+			return bf_usage(argv[0], "unknown option");
+		} else if (bf_parse_uint(argv[i], UINT32_MAX, &id) || !id) {
+			return bf_usage(argv[0], "ID must be a run id (see blkfloor list)");
+		} else if (sa.n == sizeof(sa.ids) / sizeof(sa.ids[0])) {
+			return bf_usage(argv[0], "too many run ids");
+		} else {
+			sa.ids[sa.n++] = (uint32_t)id;
+		}
+	}
+	if (all == !!sa.n)
+		return bf_usage(argv[0], "give run ids or --all");
+	if (bf_ctx_open(&c, NULL))
+		return EXIT_FAIL;
+	if (all) {
+		struct nl_msg *msg = bf_nl_msg(&c.nl, BLKFLOOR_CMD_RUN_GET, true);
+
+		ret = msg ? bf_nl_request(&c.nl, msg, stop_all_cb, &sa) : -ENOMEM;
+		if (ret) {
+			fprintf(stderr, "blkfloor: cannot list runs: %s\n",
+				strerror(-ret));
+			bf_ctx_close(&c);
+			return EXIT_FAIL;
+		}
+		if (sa.truncated)
+			fprintf(stderr, "blkfloor: more than %u runs: stopping the first ones only\n",
+				sa.n);
+	}
+	for (i = 0; i < (int)sa.n; i++) {
+		ret = run_stop_req(&c.nl, sa.ids[i]);
+		if (ret) {
+			fprintf(stderr, "blkfloor: cannot stop run %u: %s\n",
+				sa.ids[i], strerror(-ret));
+			sa.ids[i] = 0;
+			bad++;
+		}
+	}
+	for (i = 0; i < (int)sa.n; i++) {
+		if (!sa.ids[i])
+			continue;
+		if (!wait) {
+			printf("run %u: stopping\n", sa.ids[i]);
+			continue;
+		}
+		ret = stop_wait(&c.nl, sa.ids[i], &ri);
+		if (ret) {
+			fprintf(stderr, "blkfloor: run %u: %s\n", sa.ids[i],
+				strerror(-ret));
+			bad++;
+			continue;
+		}
+		if (ri.state == BLKFLOOR_STATE_FAILED)
+			printf("run %u: failed: %s\n", sa.ids[i],
+			       strerror(-ri.err));
+		else
+			printf("run %u: %s\n", sa.ids[i],
+			       bf_state_name(ri.state));
+	}
+	bf_ctx_close(&c);
+	return bad ? EXIT_FAIL : EXIT_OK;
+}
+
+BLKFLOOR_COMMAND(stop, "ID... | --all [--no-wait]", do_stop,
+	"Stop runs and wait until they have ended.\n"
+	"The module answers at once; a run then drains the I/O it has in\n"
+	"flight, for as long as its device takes (a hung device: until it\n"
+	"answers or is removed), and ends in state 'stopped'. Its intervals\n"
+	"stay readable. The module cannot be unloaded while a run drains.\n"
+	"  --all             every run that has not ended\n"
+	"  --no-wait         return once asked (state 'stopping')");
 
 /* The path of one run that monitor follows. */
 struct mon_run {

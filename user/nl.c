@@ -257,6 +257,7 @@ struct req_state {
 	int err;	/* 0, negative errno */
 	bool done;
 	bool intr;	/* a dump message carried NLM_F_DUMP_INTR */
+	uint8_t cmd;	/* the request's command */
 };
 
 static int parse_genl(struct nl_msg *msg, struct bf_nl_msg *m)
@@ -351,19 +352,22 @@ static int finish_handler(struct nl_msg *msg, void *arg)
 }
 
 /*
- * NLM_F_DUMP_INTR: what was being dumped changed between two rounds (an
- * INTERVAL_GET dump: intervals were overwritten in the kernel's ring
- * before they were read). The messages are still good: keep reading them
- * to the end of the dump (libnl would otherwise stop with an error and
- * leave the rest on the socket), and say once that some were lost.
+ * NLM_F_DUMP_INTR: what was being dumped changed (an INTERVAL_GET dump:
+ * intervals it was asked for were overwritten in the kernel's ring before
+ * they were read; a RUN_GET dump: runs were added or removed between two
+ * of its rounds). The messages are still good: keep reading them to the
+ * end of the dump (libnl would otherwise stop with an error and leave the
+ * rest on the socket), and say once what it means.
  */
 static int dump_intr_handler(struct nl_msg *msg, void *arg)
 {
 	struct req_state *st = arg;
 
 	(void)msg;
-	if (!st->intr)
-		fprintf(stderr, "blkfloor: warning: the kernel overwrote intervals while they were being read (dump interrupted); they are lost: use a larger --ring or a longer --interval\n");
+	if (!st->intr && st->cmd == BLKFLOOR_CMD_RUN_GET)
+		fprintf(stderr, "blkfloor: warning: runs started or ended while they were listed; the list may miss one\n");
+	else if (!st->intr)
+		fprintf(stderr, "blkfloor: warning: the kernel overwrote intervals before they were read (dump interrupted); they are lost: use a larger --ring or a longer --interval\n");
 	st->intr = true;
 	return NL_OK;
 }
@@ -383,6 +387,7 @@ int bf_nl_request(struct bf_nl *nl, struct nl_msg *msg, bf_nl_cb fn,
 	struct nl_cb *cb;
 	int ret;
 
+	st.cmd = genlmsg_hdr(nlmsg_hdr(msg))->cmd;
 	cb = nl_cb_alloc(NL_CB_DEFAULT);
 	if (!cb) {
 		nlmsg_free(msg);

@@ -194,9 +194,15 @@ bool bf_data_per_slot(uint8_t op, uint8_t data)
 const char *bf_state_name(uint8_t s)
 {
 	static const char *const n[] = { "running", "done", "stopped",
-					 "failed" };
+					 "failed", "stopping" };
 
 	return s < __BLKFLOOR_STATE_MAX ? n[s] : "unknown";
+}
+
+bool bf_state_ended(uint8_t s)
+{
+	/* An unknown state (a newer module) counts as ended (netlink.rst). */
+	return s != BLKFLOOR_STATE_RUNNING && s != BLKFLOOR_STATE_STOPPING;
 }
 
 bool bf_op_destructive(uint8_t op)

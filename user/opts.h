@@ -96,6 +96,8 @@ const char *bf_data_desc(uint8_t op, uint8_t data);
  */
 bool bf_data_per_slot(uint8_t op, uint8_t data);
 const char *bf_state_name(uint8_t state);
+/* Whether a run in @state has ended (not running, not stopping). */
+bool bf_state_ended(uint8_t state);
 bool bf_op_destructive(uint8_t op);
 /*
  * The run flags that change what is measured, as "fua,no-merge" ("none"

@@ -764,7 +764,7 @@ static int follow_loop(struct exec *x, struct watch *w, bool stop_on_signal)
 
 			last_poll = now_s();
 			err = bf_run_get(x->nl, x->id, &ri);
-			if (!err && ri.state != BLKFLOOR_STATE_RUNNING) {
+			if (!err && bf_state_ended(ri.state)) {
 				/* the end notification was lost */
 				res->info = ri;
 				res->ended = true;
@@ -774,7 +774,7 @@ static int follow_loop(struct exec *x, struct watch *w, bool stop_on_signal)
 				 * was unloaded (or the run trimmed). Waiting on
 				 * would be for ever.
 				 */
-				fprintf(stderr, "blkfloor: run %u no longer exists (module unloaded?): its end was not seen\n",
+				fprintf(stderr, "blkfloor: run %u no longer exists (freed as an old ended run, or the module unloaded): its end was not seen\n",
 					x->id);
 				ret = -ENOENT;
 				break;
@@ -915,7 +915,7 @@ int bf_run_follow(struct bf_nl *nl, uint32_t id, uint64_t from, bool stream,
 		fprintf(stderr, "blkfloor: run %u: %s\n", id, strerror(-ret));
 		goto out_watch;
 	}
-	if (res->info.state != BLKFLOOR_STATE_RUNNING)
+	if (bf_state_ended(res->info.state))
 		res->ended = true;
 	if (stream && !res->ended)
 		path_open(x, res->info.dev, NULL);
