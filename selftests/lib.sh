@@ -138,6 +138,21 @@ load_blkfloor() {
 	fi
 }
 
+# unload_blkfloor: unload the module once no run is left. A run's kthread
+# drops its module reference a few microseconds after the run's end is
+# announced (design.rst, "Ending"), so an unload right after 'blkfloor
+# stop' may still find it in use: it is tried again for up to 2 s, and
+# only while no run is running or stopping. Returns modprobe's status.
+unload_blkfloor() {
+	local i
+	for i in $(seq 20); do
+		modprobe -r blkfloor 2>/dev/null && return 0
+		[ "$(runs_running)" = 0 ] || break
+		sleep 0.1
+	done
+	modprobe -r blkfloor
+}
+
 # Kernel log watermark: dmesg_mark writes a unique line into the kernel
 # log; check_dmesg fails the test on a splat after the last mark. lib.sh
 # marks when it is sourced and checks when the test exits, so every test
@@ -189,11 +204,12 @@ wait_run() {
 # TCG guest tens of milliseconds of CPU each time.)
 run_ended() {
 	"$BLKFLOOR" list 2>/dev/null |
-		awk -v id="$1" '$1 == id { f = 1; if ($4 == "running") r = 1 } END { exit !(f && !r) }'
+		awk -v id="$1" '$1 == id { f = 1; if ($4 == "running" || $4 == "stopping") r = 1 } END { exit !(f && !r) }'
 }
-# runs_running: how many runs the module reports running.
+# runs_running: how many runs the module reports not ended (running, or
+# stopping: draining their I/O).
 runs_running() {
-	"$BLKFLOOR" list --json | python3 -S -c 'import json,sys; print(sum(r["state"] == "running" for r in json.load(sys.stdin)))'
+	"$BLKFLOOR" list --json | python3 -S -c 'import json,sys; print(sum(r["state"] in ("running", "stopping") for r in json.load(sys.stdin)))'
 }
 
 # null_blk through configfs, as blktests' _configure_null_blk does:

@@ -16,6 +16,12 @@
  *                           device-mapper device NAME the moment the
  *                           answer came (DM_DEV_REMOVE) and print
  *                           dmremove=E (0 or the negative errno)
+ *   stopwait ID [dmremove=NAME]
+ *                           RUN_STOP (answered at once, in state
+ *                           stopping), then wait for the run's
+ *                           RUN_END_NTF (the events group, joined
+ *                           first) and print end_state=; with dmremove=,
+ *                           remove NAME the moment the end came
  *   get ID                  RUN_GET (do)
  *   list                    RUN_GET (dump)
  *   dump ID [FROM]          INTERVAL_GET (dump)
@@ -32,6 +38,11 @@
  *                           on stderr); exit 1 when bad > 0
  *   reader SECONDS          list, get and dump random run ids in a loop;
  *                           prints rounds=, bad=; exit 1 when bad > 0
+ *   churnlist DEV           RUN_GET (dump) through a 4 KiB receive
+ *                           buffer, a round at a time; after the first
+ *                           round a read run on DEV is started from a
+ *                           second socket (the table changes under the
+ *                           dump). Prints runs=, intr=, churn=E
  *
  * Output: "key=value" lines (id, state, intervals, dropped, ring, bytes for
  * runs; runs=N running=N for list; intervals=N first=I last=I gaps=N
@@ -77,6 +88,7 @@ struct nlop {
 	long first, last;
 	unsigned long intr, gaps;	/* NLM_F_DUMP_INTR messages, index jumps */
 	unsigned int delay_ms;		/* slowdump: pause before each recv */
+	long end_id, end_state;		/* a RUN_END_NTF seen while draining */
 };
 
 static char rbuf[BUFSZ];
@@ -235,6 +247,24 @@ static int error_of(struct nlop *o, struct nlmsghdr *h)
 	return e->error;
 }
 
+/* A RUN_END_NTF (events group): note its run and state in @o. */
+static int end_ntf(struct nlop *o, struct nlmsghdr *h)
+{
+	struct genlmsghdr *g = NLMSG_DATA(h);
+	int len = h->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
+	struct nlattr *a;
+
+	if (h->nlmsg_type != o->family || g->cmd != BLKFLOOR_CMD_RUN_END_NTF)
+		return 0;
+	for_each_attr(a, (char *)g + GENL_HDRLEN, len) {
+		if (atype(a) == BLKFLOOR_A_RUN_ID)
+			o->end_id = aget(a);
+		if (atype(a) == BLKFLOOR_A_STATE)
+			o->end_state = aget(a);
+	}
+	return 1;
+}
+
 /*
  * Read the answers to the last request until its ack, error or DONE.
  * Return: the kernel's error (0 for success), -ETIMEDOUT, or a socket error.
@@ -259,6 +289,9 @@ static int drain(struct nlop *o)
 		}
 		for (h = (struct nlmsghdr *)rbuf; NLMSG_OK(h, n);
 		     h = NLMSG_NEXT(h, n)) {
+			/* (a notification may come in the same read) */
+			if (!h->nlmsg_seq && end_ntf(o, h))
+				continue;
 			if (h->nlmsg_seq != o->seq)
 				continue;
 			if (h->nlmsg_flags & NLM_F_DUMP_INTR)
@@ -358,7 +391,7 @@ static int usage(void)
 		"            start DEV [KEY=VAL...] | stop ID [dmremove=NAME] |\n"
 		"            get ID | list | dump ID [FROM] |\n"
 		"            slowdump ID MS | join |\n"
-		"            cycles N DEV... | reader SECONDS\n");
+		"            cycles N DEV... | reader SECONDS | churnlist DEV\n");
 	return 1;
 }
 
@@ -560,11 +593,89 @@ static int reader(struct nlop *o, unsigned int seconds)
 	return bad ? 1 : 0;
 }
 
+/*
+ * A RUN_GET dump read a round at a time through a small buffer on a fresh
+ * socket (the kernel sizes a round by the largest read seen so far), the
+ * run table changed between its first and second round.
+ */
+static int churnlist(struct nlop *o, const char *dev)
+{
+	static char small[4096];
+	struct nlop d = *o, s = *o;
+	int ret, rounds = 0, churn = 1, done = 0;
+	char buf[64];
+	size_t len;
+
+	if (open_sock(&d) || open_sock(&s))
+		return 1;
+	d.quiet = s.quiet = 1;
+	len = put_hdr(&d, buf, d.family, BLKFLOOR_CMD_RUN_GET,
+		      NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP);
+	ret = send_msg(&d, buf, len);
+	while (!ret && !done) {
+		struct nlmsghdr *h;
+		ssize_t n = recv(d.fd, small, sizeof(small), 0);
+
+		if (n < 0) {
+			ret = -errno;
+			break;
+		}
+		for (h = (struct nlmsghdr *)small; NLMSG_OK(h, n);
+		     h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_flags & NLM_F_DUMP_INTR)
+				d.intr++;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				ret = error_of(&d, h);
+				done = 1;
+			} else if (h->nlmsg_type == NLMSG_DONE) {
+				done = 1;
+			} else if (h->nlmsg_type == d.family) {
+				show(&d, h);
+			}
+		}
+		if (!rounds++)
+			churn = start_quiet(&s, dev, 0, 0);
+	}
+	printf("runs=%lu\nrounds=%d\nintr=%lu\nchurn=%d\nresult=%d\n",
+	       d.nmsg, rounds, d.intr, churn, ret);
+	return 0;
+}
+
+/*
+ * After RUN_STOP of run @id: wait (30 s at most) for its RUN_END_NTF on the
+ * events group. Returns the end's STATE, or a negative errno.
+ */
+static int wait_end(struct nlop *o, uint32_t id)
+{
+	struct pollfd p = { .fd = o->fd, .events = POLLIN };
+
+	for (;;) {
+		if (o->end_id == id)
+			return o->end_state;
+		struct nlmsghdr *h;
+		ssize_t n;
+
+		if (poll(&p, 1, 30000) <= 0)
+			return -ETIMEDOUT;
+		n = recv(o->fd, rbuf, sizeof(rbuf), 0);
+		if (n < 0) {
+			if (errno == EINTR || errno == ENOBUFS)
+				continue;
+			return -errno;
+		}
+		for (h = (struct nlmsghdr *)rbuf; NLMSG_OK(h, n);
+		     h = NLMSG_NEXT(h, n))
+			if (end_ntf(o, h) && o->end_id == id)
+				return o->end_state;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static char buf[4096];
-	struct nlop o = { .first = -1, .last = -1 };
+	struct nlop o = { .first = -1, .last = -1, .end_id = -1 };
 	const char *dmname = NULL;
+	int stopwait = 0;
 	const char *op;
 	size_t len;
 	uint32_t id;
@@ -588,6 +699,8 @@ int main(int argc, char **argv)
 		return cycles(&o, strtoul(argv[2], NULL, 0), argc - 3, argv + 3);
 	if (!strcmp(op, "reader") && argc == 3)
 		return reader(&o, strtoul(argv[2], NULL, 0));
+	if (!strcmp(op, "churnlist") && argc == 3)
+		return churnlist(&o, argv[2]);
 
 	if (!strcmp(op, "join")) {
 		if (!o.mcgrp) {
@@ -623,9 +736,17 @@ int main(int argc, char **argv)
 			      NLM_F_REQUEST | NLM_F_ACK);
 		if (put_start(buf, &len, argc - 2, argv + 2))
 			return usage();
-	} else if (!strcmp(op, "stop") && argc == 4 &&
-		   !strncmp(argv[3], "dmremove=", 9)) {
-		dmname = argv[3] + 9;
+	} else if (!strcmp(op, "stopwait") &&
+		   (argc == 3 || (argc == 4 && !strncmp(argv[3], "dmremove=", 9)))) {
+		if (argc == 4)
+			dmname = argv[3] + 9;
+		if (!o.mcgrp || setsockopt(o.fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP,
+					   &o.mcgrp, sizeof(o.mcgrp))) {
+			fprintf(stderr, "nlop: cannot join group %s\n",
+				BLKFLOOR_MCGRP_EVENTS);
+			return 1;
+		}
+		stopwait = 1;
 		len = put_hdr(&o, buf, o.family, BLKFLOOR_CMD_RUN_STOP,
 			      NLM_F_REQUEST | NLM_F_ACK);
 		id = strtoul(argv[2], NULL, 0);
@@ -674,8 +795,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nlop: no answer in 30 s\n");
 		return 1;
 	}
-	if (dmname)
-		printf("dmremove=%d\n", dm_remove(dmname));
+	if (stopwait && !ret) {
+		int end = o.state == BLKFLOOR_STATE_STOPPING ?
+			  wait_end(&o, id) : o.state;
+
+		if (dmname)
+			printf("dmremove=%d\n", dm_remove(dmname));
+		printf("end_state=%d\n", end);
+	}
 	if (!strcmp(op, "list"))
 		printf("runs=%lu\nrunning=%lu\n", o.nmsg, o.running);
 	if (!strcmp(op, "dump") || !strcmp(op, "slowdump"))
