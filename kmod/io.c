@@ -938,7 +938,7 @@ static int blkfloor_thread(void *data)
 		err = eng->first_err ?: -EIO;
 	}
 
-	run->kept_bytes = blkfloor_run_kept(run);
+	WRITE_ONCE(run->kept_bytes, blkfloor_run_kept(run));
 	blkfloor_run_publish_end(run, state, err, now - eng->t0);
 	blkfloor_runs_trim(run);
 	/*
