@@ -103,8 +103,9 @@ def main(argv):
     results = {}
     for ext, fmt in FORMATS.items():
         files = sorted(f for f in labels if f.endswith(ext))
-        if files:
-            results.update(classify(blkfloor, files, fmt))
+        # classify takes a bounded number of files per call
+        for i in range(0, len(files), 32):
+            results.update(classify(blkfloor, files[i:i + 32], fmt))
 
     total = len(labels)
     right = 0
