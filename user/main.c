@@ -59,8 +59,10 @@ static void usage(FILE *f)
 	for (i = 0; i < n; i++)
 		cmd_summary(f, sorted[i]);
 	fprintf(f,
-		"\nSizes: K/KB, M/MB, G/GB, T/TB are powers of 10; KiB, MiB, GiB, TiB\n"
-		"powers of 2; a plain number is bytes. Rates are MB/s (10^6 bytes/s).\n"
+		"\nSizes as fio reads them: K, M, G, T (or k, m, g, t) and KiB, MiB, GiB,\n"
+		"TiB are powers of 1024 (--bs 128K is 131072 bytes); kB, MB, GB, TB are\n"
+		"powers of 1000; a plain number is bytes. Printed rates are MB/s\n"
+		"(10^6 bytes/s).\n"
 		"Exit status: 0 success, 1 the run, device or kernel failed, 2 usage.\n");
 }
 
