@@ -4,8 +4,10 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "classify.h"
 #include "cmpstat.h"
 
 double bf_t99(unsigned int df)
@@ -84,9 +86,25 @@ static unsigned int runs_needed(double t, size_t na, size_t nb)
 	return BF_CMP_MAX_RUNS;
 }
 
-static void say(struct bf_cmp_row *r, const char *fmt, double x)
+/* 0.123, 1.23, 12.3, 123.4, 12345 (no exponent below 10^9) */
+static void num(char *buf, size_t len, double v)
 {
-	char d[48];
+	double a = fabs(v);
+
+	if (a >= 1e9 || (a > 0 && a < 0.01))
+		snprintf(buf, len, "%.3g", v);
+	else if (a >= 1000 || v == rint(v))
+		snprintf(buf, len, "%.0f", v);
+	else if (a >= 10)
+		snprintf(buf, len, "%.1f", v);
+	else
+		snprintf(buf, len, "%.3g", v);
+}
+
+/* "p99 latency 900 -> 9000 us (x 10, t = 14.2)": the row and its size */
+static void say(struct bf_cmp_row *r, const char *more)
+{
+	char d[48], x[24], y[24];
 
 	if (!isfinite(r->change))
 		snprintf(d, sizeof(d), "from 0");
@@ -94,8 +112,10 @@ static void say(struct bf_cmp_row *r, const char *fmt, double x)
 		snprintf(d, sizeof(d), "%+.1f %%", 100 * r->change);
 	else
 		snprintf(d, sizeof(d), "x %.3g", r->mb / r->ma);
-	snprintf(r->why, sizeof(r->why), fmt, r->name, r->ma, r->mb,
-		 r->unit, d, x);
+	num(x, sizeof(x), r->ma);
+	num(y, sizeof(y), r->mb);
+	snprintf(r->why, sizeof(r->why), "%s %s -> %s%s%s (%s%s)", r->name, x,
+		 y, r->unit[0] ? " " : "", r->unit, d, more);
 }
 
 static void judge_count(struct bf_cmp_row *r, const struct agg *A,
@@ -108,7 +128,7 @@ static void judge_count(struct bf_cmp_row *r, const struct agg *A,
 	}
 	if (B->min > A->max || (r->any && B->max > A->max)) {
 		r->verdict = BF_CMP_WORSE;
-		say(r, "%s %.4g -> %.4g%s (%s)", 0);
+		say(r, "");
 		return;
 	}
 	/* B has more on the whole, but some of its runs have no more */
@@ -121,7 +141,7 @@ static void judge_count(struct bf_cmp_row *r, const struct agg *A,
 		r->t = se > 0 ? w / se : INFINITY;
 		r->verdict = BF_CMP_UNSURE;
 		r->runs = runs_needed(r->t, A->n, B->n);
-		say(r, "%s %.4g -> %.4g%s (%s), not in every run", 0);
+		say(r, ", not in every run");
 	}
 }
 
@@ -129,6 +149,7 @@ void bf_cmp_judge(struct bf_cmp_row *r)
 {
 	struct agg A = aggregate(&r->a), B = aggregate(&r->b);
 	double d, w, se, tcrit;
+	char more[48];
 	bool pooled;
 
 	r->na = A.n;
@@ -176,7 +197,7 @@ void bf_cmp_judge(struct bf_cmp_row *r)
 		r->t = NAN;
 		if (w > 0 && fabs(r->change) >= 9) {
 			r->verdict = BF_CMP_WORSE;
-			say(r, "%s %.4g -> %.4g %s (%s)", 0);
+			say(r, "");
 		} else {
 			r->verdict = BF_CMP_SAME;
 		}
@@ -192,12 +213,14 @@ void bf_cmp_judge(struct bf_cmp_row *r)
 	}
 	if (r->t > tcrit) {
 		r->verdict = BF_CMP_WORSE;
-		say(r, "%s %.4g -> %.4g %s (%s, t = %.1f)", r->t);
+		snprintf(more, sizeof(more), ", t = %.1f", r->t);
+		say(r, more);
 		return;
 	}
 	r->verdict = BF_CMP_UNSURE;
 	r->runs = runs_needed(r->t, A.n, B.n);
-	say(r, "%s %.4g -> %.4g %s (%s, t = %.1f, within the spread)", r->t);
+	snprintf(more, sizeof(more), ", t = %.1f, within the spread", r->t);
+	say(r, more);
 }
 
 enum bf_cmp_verdict bf_cmp_overall(const struct bf_cmp_row *r, size_t n,
@@ -216,4 +239,99 @@ enum bf_cmp_verdict bf_cmp_overall(const struct bf_cmp_row *r, size_t n,
 			*runs = r[i].runs;
 	}
 	return v;
+}
+
+/* ---- within-run standard errors ------------------------------------------ */
+
+static double level_of(const struct bf_report *r, size_t i, size_t *g)
+{
+	while (*g + 1 < r->nseg && r->seg[*g].last < i)
+		(*g)++;
+	return r->nseg ? r->seg[*g].mean_mbps : 0;
+}
+
+/* sd and effective count of deviations @e[0..n) (lag-1 AR model) */
+static double se_of(double ss, double c1, size_t n)
+{
+	double r = ss > 0 ? c1 / ss : 0, neff;
+
+	r = r < 0 ? 0 : r > 0.99 ? 0.99 : r;
+	neff = fmax(1, n * (1 - r) / (1 + r));
+	return n > 1 ? sqrt(ss / (n - 1)) / sqrt(neff) : 0;
+}
+
+double bf_cmp_span(const struct bf_sample *s, const struct bf_report *r,
+		   size_t first, size_t last, double *se)
+{
+	double mean = 0, ss = 0, c1 = 0, prev = 0;
+	size_t i, g = 0, n = last - first + 1;
+
+	for (i = first; i <= last; i++) {
+		double e = s[i].mbps - level_of(r, i, &g);
+
+		mean += s[i].mbps;
+		ss += e * e;
+		if (i > first)
+			c1 += prev * e;
+		prev = e;
+	}
+	*se = se_of(ss, c1, n);
+	return mean / n;
+}
+
+double bf_cmp_plateau_se(const struct bf_sample *s, const struct bf_report *r,
+			 bool highest)
+{
+	size_t i, k = 0;
+	double se;
+
+	if (!r->nseg)
+		return 0;
+	for (i = 1; i < r->nseg; i++)
+		if (highest ? r->seg[i].level_mbps > r->seg[k].level_mbps :
+			      r->seg[i].level_mbps < r->seg[k].level_mbps)
+			k = i;
+	bf_cmp_span(s, r, r->seg[k].first, r->seg[k].last, &se);
+	return se;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+double bf_cmp_median(const double *v, size_t n, double *se)
+{
+	double *w, med, mean = 0, ss = 0, c1 = 0, prev = 0;
+	size_t i, m = 0;
+
+	*se = 0;
+	w = malloc((n ? n : 1) * sizeof(*w));
+	if (!w)
+		return NAN;
+	for (i = 0; i < n; i++)
+		if (isfinite(v[i]))
+			w[m++] = v[i];
+	if (!m) {
+		free(w);
+		return NAN;
+	}
+	for (i = 0; i < m; i++)
+		mean += w[i];
+	mean /= m;
+	for (i = 0; i < m; i++) {
+		double e = w[i] - mean;
+
+		ss += e * e;
+		if (i)
+			c1 += prev * e;
+		prev = e;
+	}
+	*se = 1.2533 * se_of(ss, c1, m);
+	qsort(w, m, sizeof(*w), cmp_dbl);
+	med = m % 2 ? w[m / 2] : (w[m / 2 - 1] + w[m / 2]) / 2;
+	free(w);
+	return med;
 }

@@ -75,4 +75,30 @@ const char *bf_cmp_verdict_name(enum bf_cmp_verdict v);
 /* One-sided 99 % quantile of Student's t with @df degrees of freedom. */
 double bf_t99(unsigned int df);
 
+/*
+ * The standard errors of a run's figures, for one run per side.
+ * Samples of a curve are autocorrelated: with lag-1 autocorrelation r of
+ * the deviations, a mean has the variance of n (1 - r) / (1 + r)
+ * independent samples (an AR(1) model).
+ */
+struct bf_sample;
+struct bf_report;
+
+/*
+ * Mean of the sample rates in [first, last] and its standard error, the
+ * noise being the deviations from the plateau each sample belongs to (a
+ * step is the curve's shape, not noise).
+ */
+double bf_cmp_span(const struct bf_sample *s, const struct bf_report *r,
+		   size_t first, size_t last, double *se);
+/* The standard error of the highest (peak) or lowest (floor) plateau. */
+double bf_cmp_plateau_se(const struct bf_sample *s, const struct bf_report *r,
+			 bool highest);
+/*
+ * The median of @n values (NANs left out) and its standard error
+ * (1.2533 sd / sqrt(effective n)); NAN when there are none. @v is not
+ * changed.
+ */
+double bf_cmp_median(const double *v, size_t n, double *se);
+
 #endif /* BLKFLOOR_CMPSTAT_H */
