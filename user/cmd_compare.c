@@ -364,6 +364,14 @@ static void build_rows(struct cmp *c)
 			rate(row, r, b, b ? i - c->na : i, k, c->common);
 		}
 	}
+	row = add(c, "cache", "GB", BF_CMP_LEVEL, BF_CMP_NEITHER, 0, false);
+	for (i = 0; i < nall; i++) {
+		struct run *r = nth(c, i, &b);
+
+		put(row, b, b ? i - c->na : i,
+		    r->curve && !r->failed && r->r.has_step ?
+		    r->r.cache_bytes / 1e9 : NAN, 0);
+	}
 	for (k = 0; k < BF_RL_COUNT; k++) {
 		row = add(c, lat_names[k], "us",
 			  k == BF_RL_MAX ? BF_CMP_EXTREME : BF_CMP_LEVEL,
@@ -625,6 +633,35 @@ static void events(FILE *f, const char *side, struct run *const *runs,
 	fprintf(f, "%s\n", any ? "" : " none");
 }
 
+/* the curve's class of every run: "cache-exhaustion", "failed" */
+static void classes(FILE *f, const struct cmp *c)
+{
+	char s[2][256];
+	size_t i, l;
+
+	for (int b = 0; b < 2; b++) {
+		struct run *const *runs = b ? c->B : c->A;
+		size_t n = b ? c->nb : c->na;
+
+		s[b][0] = '\0';
+		for (i = 0; i < n; i++) {
+			const char *v = runs[i]->failed ? "failed" :
+					bf_class_name(runs[i]->r.class);
+
+			if (strstr(s[b], v))
+				continue;
+			l = strlen(s[b]);
+			snprintf(s[b] + l, sizeof(s[b]) - l, "%s%s",
+				 l ? " / " : "", v);
+		}
+	}
+	if (!strcmp(s[0], s[1]))
+		fprintf(f, "  %-10s %s (A and B)\n", "class", s[0]);
+	else
+		fprintf(f, "  %-10s A %s\n  %-10s B %s\n", "class", s[0], "",
+			s[1]);
+}
+
 static void report(FILE *f, const struct cmp *c, bool email)
 {
 	char x[48], y[48], d[32];
@@ -635,9 +672,9 @@ static void report(FILE *f, const struct cmp *c, bool email)
 
 		side_item(ka, sizeof(ka), c->A, c->na, BF_RK_KERNEL);
 		side_item(kb, sizeof(kb), c->B, c->nb, BF_RK_KERNEL);
-		fprintf(f, "blkfloor compare: %s, B (kernel %s) against A (kernel %s), %zu against %zu run%s\n\n",
-			verdict_words(c->verdict), kb, ka, c->nb, c->na,
-			c->na > 1 ? "s" : "");
+		fprintf(f, "[blkfloor compare] %s: B (kernel %s) against A (kernel %s), %zu run%s against %zu\n\n",
+			verdict_words(c->verdict), kb, ka, c->nb,
+			c->nb > 1 ? "s" : "", c->na);
 	}
 	files(f, "A", c->A, c->na);
 	files(f, "B", c->B, c->nb);
@@ -657,7 +694,12 @@ static void report(FILE *f, const struct cmp *c, bool email)
 	setup_line(f, c, "bs", BF_RK_BS);
 	setup_line(f, c, "qd", BF_RK_QD);
 	setup_line(f, c, "region", BF_RK_REGION);
+	setup_line(f, c, "max_sect", BF_RK_MAX_SECTORS);
+	setup_line(f, c, "queue_dep", BF_RK_QUEUE_DEPTH);
+	setup_line(f, c, "scheduler", BF_RK_SCHEDULER);
+	setup_line(f, c, "nomerges", BF_RK_NOMERGES);
 	setup_line(f, c, "module", BF_RK_MODULE);
+	classes(f, c);
 	if (c->differs[0])
 		fprintf(f, "  NOT COMPARABLE (--force): %s\n", c->differs);
 	fprintf(f, "\n%-17s %13s %13s %9s  %s\n", "", "A", "B", "change",
@@ -666,16 +708,21 @@ static void report(FILE *f, const struct cmp *c, bool email)
 		const struct bf_cmp_row *r = &c->row[i];
 		char name[40];
 
-		if (r->verdict == BF_CMP_NA)
-			continue;
+		if (!r->na && !r->nb)
+			continue;	/* measured on neither side */
 		if (r->kind == BF_CMP_COUNT && !r->ma && !r->mb)
 			continue;	/* nothing to count on either side */
 		snprintf(name, sizeof(name), "%s%s%s", r->name,
 			 r->unit[0] ? " " : "", r->unit);
 		cell(x, sizeof(x), r, false);
 		cell(y, sizeof(y), r, true);
-		fprintf(f, "%-17.17s %13s %13s %9s  %s\n", name, x, y,
-			bf_fmt_change(d, sizeof(d), r->ma, r->mb),
+		if (!r->na || !r->nb)
+			snprintf(d, sizeof(d), "%9s", "-");
+		else if (!r->ma && r->mb)
+			snprintf(d, sizeof(d), "%9s", "from 0");
+		else
+			bf_fmt_change(d, sizeof(d), r->ma, r->mb);
+		fprintf(f, "%-17.17s %13s %13s %9s  %s\n", name, x, y, d,
 			bf_cmp_verdict_name(r->verdict));
 	}
 	fprintf(f, "\nevents\n");

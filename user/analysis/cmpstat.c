@@ -154,6 +154,8 @@ void bf_cmp_judge(struct bf_cmp_row *r)
 
 	r->na = A.n;
 	r->nb = B.n;
+	r->ma = A.mean;
+	r->mb = B.mean;
 	r->t = NAN;
 	r->runs = 0;
 	r->why[0] = '\0';

@@ -14,6 +14,7 @@ static const char *const rkey_names[BF_RK_COUNT] = {
 	"device", "model", "serial", "size_bytes", "transport", "kernel", "op",
 	"pattern", "bs", "qd", "region", "driver", "usb_speed", "usb_id",
 	"usb_bcd_device", "usb_storage_quirks", "firmware", "module_version",
+	"max_sectors_kb", "queue_depth", "scheduler", "nomerges",
 };
 
 static const char *const lat_cols[BF_RL_COUNT] = {
@@ -176,8 +177,9 @@ int bf_runsum_read(FILE *f, struct bf_runsum *r, char *err, size_t errlen)
 		}
 		if (col_ios >= 0 && col_ios < n && num(fld[col_ios], &ios))
 			goto bad_ios;
-		if (!ios || col_lat[BF_RL_P99] < 0)
-			continue;	/* no I/O completed: no latency */
+		if (!ios || col_lat[BF_RL_P99] < 0 ||
+		    col_lat[BF_RL_P99] >= n || !strtod(fld[col_lat[BF_RL_P99]], NULL))
+			continue;	/* no I/O completed, or not measured */
 		if (grow(r)) {
 			snprintf(err, errlen, "out of memory");
 			ret = -ENOMEM;
