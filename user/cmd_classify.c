@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Offline commands on recorded curves: classify, plot, predict (compare is
- * cmd_compare.c).
+ * Offline commands on recorded curves: classify, predict (compare and plot
+ * are cmd_compare.c and cmd_plot.c).
  * No netlink: they read a trace, a fio bandwidth log or a two-column CSV
  * (--format, or guessed from the content and the guess said on stderr).
  */
@@ -14,7 +14,6 @@
 #include "classify.h"
 #include "json.h"
 #include "opts.h"
-#include "plot.h"
 #include "units.h"
 
 #define CURVE_OPTS	BF_OPT(FORMAT)
@@ -177,49 +176,6 @@ BLKFLOOR_COMMAND(classify, "FILE... [--format trace|fio|csv] [--json]",
 	"summary (with --json, an array of objects with a \"file\" member).\n"
 	"  --format FMT      trace, fio or csv (default: guessed, and said)\n"
 	"  --json            one JSON object");
-
-/* ---- plot ---------------------------------------------------------------------- */
-
-static int do_plot(int argc, char **argv)
-{
-	struct bf_series ser = { 0 };
-	struct bf_report r;
-	const char *base;
-	struct bf_opts o;
-	FILE *f;
-	int ret;
-
-	ret = parse(&o, argc, argv, CURVE_OPTS | BF_OPT(OUTPUT), 1, 1);
-	if (ret)
-		return ret;
-	if (!o.output)
-		return usage(argv[0], "-o OUT.svg is required");
-	if (load1(argv[0], o.pos[0], o.format, &ser, &r))
-		return EXIT_FAIL;
-	f = fopen(o.output, "w");
-	if (!f) {
-		fprintf(stderr, "blkfloor plot: %s: %s\n", o.output,
-			strerror(errno));
-		ret = -errno;
-	} else {
-		base = strrchr(o.pos[0], '/');
-		ret = bf_plot_svg(f, ser.s, ser.n, &r, base ? base + 1 : o.pos[0]);
-		if (fclose(f) && !ret)
-			ret = -errno;
-		if (ret)
-			fprintf(stderr, "blkfloor plot: %s: %s\n", o.output,
-				strerror(-ret));
-	}
-	bf_report_free(&r);
-	bf_series_free(&ser);
-	return ret ? EXIT_FAIL : EXIT_OK;
-}
-
-BLKFLOOR_COMMAND(plot, "FILE -o OUT.svg [--format trace|fio|csv]", do_plot,
-	"Draw the curve as SVG: rate against bytes written and against time,\n"
-	"with the plateaus and the cache step marked and labelled.\n"
-	"  -o, --output OUT.svg  where to write the chart\n"
-	"  --format FMT          trace, fio or csv (default: guessed)");
 
 /* ---- predict ------------------------------------------------------------------ */
 

@@ -65,14 +65,29 @@ static void header_item(const char *line, struct bf_runsum *r)
 		(tab)[_i].n++;						\
 } while (0)
 
+static int add_mark(struct bf_runsum *r, double t, const char *kind)
+{
+	struct bf_rmark *m = bf_grow(r->mark, &r->mcap, r->nmark + 1,
+				     sizeof(*m), 64);
+
+	if (!m)
+		return -ENOMEM;
+	r->mark = m;
+	m[r->nmark].t = t;
+	snprintf(m[r->nmark].kind, sizeof(m[0].kind), "%s", kind);
+	r->nmark++;
+	return 0;
+}
+
 /* "# event: T KIND MESSAGE", "# error: T OP LBA BYTES ERRNO CLASS LAT_US" */
-static void comment(const char *line, struct bf_runsum *r)
+static int comment(const char *line, struct bf_runsum *r)
 {
 	char word[32];
 	double t;
 
 	if (sscanf(line, "# event: %lf %31s", &t, word) == 2) {
 		TALLY(r->ev, r->nev, sizeof(r->ev) / sizeof(r->ev[0]), word);
+		return add_mark(r, t, word);
 	} else if (sscanf(line, "# error: %lf %*s %*s %*s %*s %31s", &t,
 			  word) == 2) {
 		r->logged++;
@@ -84,6 +99,7 @@ static void comment(const char *line, struct bf_runsum *r)
 	} else if (line[1] == ' ') {
 		header_item(line, r);
 	}
+	return 0;
 }
 
 #define MAXF 40
@@ -134,6 +150,7 @@ static int grow(struct bf_runsum *r)
 int bf_runsum_read(FILE *f, struct bf_runsum *r, char *err, size_t errlen)
 {
 	int col_lat[BF_RL_COUNT], col_err = -1, col_ios = -1, i, n, k;
+	int col_st = -1, col_en = -1;
 	char *line = NULL, *fld[MAXF];
 	bool header = false;
 	size_t cap = 0;
@@ -149,7 +166,8 @@ int bf_runsum_read(FILE *f, struct bf_runsum *r, char *err, size_t errlen)
 		line[strcspn(line, "\r\n")] = '\0';
 		no++;
 		if (line[0] == '#') {
-			comment(line, r);
+			if (comment(line, r))
+				goto nomem;
 			continue;
 		}
 		if (!line[0])
@@ -164,6 +182,10 @@ int bf_runsum_read(FILE *f, struct bf_runsum *r, char *err, size_t errlen)
 					col_err = i;
 				if (!strcmp(fld[i], "ios"))
 					col_ios = i;
+				if (!strcmp(fld[i], "start_s"))
+					col_st = i;
+				if (!strcmp(fld[i], "end_s"))
+					col_en = i;
 			}
 			header = true;
 			continue;
@@ -174,17 +196,20 @@ int bf_runsum_read(FILE *f, struct bf_runsum *r, char *err, size_t errlen)
 				goto bad_err;
 			r->errors += llround(v);
 			r->err_ivs += v > 0;
+			if (v > 0 && col_st >= 0 && col_en >= 0 &&
+			    col_st < n && col_en < n &&
+			    add_mark(r, (strtod(fld[col_st], NULL) +
+					 strtod(fld[col_en], NULL)) / 2,
+				     "errors"))
+				goto nomem;
 		}
 		if (col_ios >= 0 && col_ios < n && num(fld[col_ios], &ios))
 			goto bad_ios;
 		if (!ios || col_lat[BF_RL_P99] < 0 ||
 		    col_lat[BF_RL_P99] >= n || !strtod(fld[col_lat[BF_RL_P99]], NULL))
 			continue;	/* no I/O completed, or not measured */
-		if (grow(r)) {
-			snprintf(err, errlen, "out of memory");
-			ret = -ENOMEM;
-			goto out;
-		}
+		if (grow(r))
+			goto nomem;
 		for (k = 0; k < BF_RL_COUNT; k++) {
 			v = NAN;
 			if (col_lat[k] >= 0 && col_lat[k] < n &&
@@ -198,6 +223,10 @@ int bf_runsum_read(FILE *f, struct bf_runsum *r, char *err, size_t errlen)
 		}
 		r->nlat++;
 	}
+	goto out;
+nomem:
+	snprintf(err, errlen, "out of memory");
+	ret = -ENOMEM;
 	goto out;
 bad_err:
 	snprintf(err, errlen, "line %ld: errors '%.40s' is not a number", no,
@@ -222,6 +251,9 @@ void bf_runsum_free(struct bf_runsum *r)
 		r->lat[k] = NULL;
 	}
 	r->nlat = r->cap = 0;
+	free(r->mark);
+	r->mark = NULL;
+	r->nmark = r->mcap = 0;
 }
 
 unsigned long long bf_runsum_events(const struct bf_runsum *r,

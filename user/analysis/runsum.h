@@ -45,6 +45,9 @@ struct bf_runsum {
 	/* "# event:" lines by kind (reset, abort, timeout, disconnect, ...) */
 	struct { char name[32]; unsigned long long n; } ev[12];
 	size_t nev;
+	/* when: each event (its kind) and each interval with errors ("errors") */
+	struct bf_rmark { double t; char kind[32]; } *mark;
+	size_t nmark, mcap;
 	char state[16];			/* done, stopped, failed; "" if none */
 	long err_no;			/* "# errno:" */
 };

@@ -61,6 +61,16 @@ TEST(reads_what_the_run_said)
 	EXPECT_STREQ("io", r.cls[0].name);
 	EXPECT_EQ(2ULL, r.cls[0].n);
 	EXPECT_STREQ("timeout", r.cls[1].name);
+	/* when: the events, and the intervals with errors (their middle) */
+	ASSERT_EQ(5U, r.nmark);
+	EXPECT_STREQ("errors", r.mark[0].kind);
+	EXPECT_EQ(1.5, r.mark[0].t);
+	EXPECT_STREQ("reset", r.mark[1].kind);
+	EXPECT_EQ(1.5, r.mark[1].t);
+	EXPECT_STREQ("errors", r.mark[2].kind);
+	EXPECT_EQ(2.5, r.mark[2].t);
+	EXPECT_STREQ("bind", r.mark[4].kind);
+	EXPECT_EQ(2.6, r.mark[4].t);
 	EXPECT_STREQ("failed", r.state);
 	EXPECT_EQ(-5, r.err_no);
 	bf_runsum_free(&r);
