@@ -395,12 +395,12 @@ out:
 
 BLKFLOOR_COMMAND(plot, "A [B] -o OUT.svg|OUT.png|- [--force] [--format trace|fio|csv]",
 	do_plot,
-	"Draw a curve for a report: rate against bytes written and against\n"
-	"time, the plateaus labelled with the peak and floor the text reports,\n"
-	"the cache step, a caption with the setup from the trace header\n"
-	"(device, transport and link, kernel, op/bs/qd) and marks for resets,\n"
-	"timeouts, I/O errors and link changes. With B, both runs on the same\n"
-	"axes (A against B). Axes in MB, GB or TB and s, min or h.\n"
+	"Draw a curve for a report, or two runs (A and B) on the same axes.\n"
+	"Rate against bytes written and against time, the plateaus labelled\n"
+	"with the peak and floor the text reports, the cache step, a caption\n"
+	"with the setup from the trace header (device, transport and link,\n"
+	"kernel, op/bs/qd) and marks for resets, timeouts, I/O errors and link\n"
+	"changes. Axes in MB, GB or TB and s, min or h.\n"
 	"  -o, --output OUT  OUT.svg, OUT.png (through rsvg-convert, from\n"
 	"                    Debian's librsvg2-bin) or - for standard output\n"
 	"  --force           overwrite OUT if it exists\n"
