@@ -135,7 +135,7 @@ for entry in "${shown[@]}"; do
 	read -r -a argv <<<"$line"
 	cmd=${argv[1]}
 	bad=0
-	if ! printf '%s\n' "$commands" | grep -qx -- "$cmd"; then
+	if ! grep -qx -- "$cmd" <<<"$commands"; then
 		diag "$where: no command '$cmd' in '$line'"
 		result 1 "$where blkfloor $cmd: command exists"
 		continue
