@@ -141,6 +141,7 @@ static int do_classify(int argc, char **argv)
 			failed++;
 			if (o.json && many) {
 				bf_json_obj_open(&j, NULL);
+				bf_json_u64(&j, "schema", BF_JSON_SCHEMA);
 				bf_json_str(&j, "file", o.pos[i]);
 				bf_json_str(&j, "error", err);
 				bf_json_obj_close(&j);
@@ -221,9 +222,7 @@ static void predict_json(const char *path, const struct bf_report *r,
 {
 	struct bf_json j;
 
-	bf_json_init(&j, stdout);
-	bf_json_obj_open(&j, NULL);
-	bf_json_u64(&j, "schema", BF_SCHEMA_VERSION);
+	bf_json_doc_open(&j, stdout);
 	bf_json_str(&j, "file", path);
 	bf_json_u64(&j, "job_bytes", bytes);
 	bf_json_str(&j, "class", bf_class_name(r->class));

@@ -834,9 +834,7 @@ static void json(const struct cmp *c)
 	struct bf_json j;
 	size_t i;
 
-	bf_json_init(&j, stdout);
-	bf_json_obj_open(&j, NULL);
-	bf_json_u64(&j, "schema", BF_SCHEMA_VERSION);
+	bf_json_doc_open(&j, stdout);
 	bf_json_str(&j, "verdict", verdict_words(c->verdict));
 	bf_json_u64(&j, "exit", exit_code(c->verdict));
 	if (c->verdict == BF_CMP_UNSURE)
