@@ -702,7 +702,7 @@ static void report(FILE *f, const struct cmp *c, bool email)
 	classes(f, c);
 	if (c->differs[0])
 		fprintf(f, "  NOT COMPARABLE (--force): %s\n", c->differs);
-	fprintf(f, "\n%-17s %13s %13s %9s  %s\n", "", "A", "B", "change",
+	fprintf(f, "\n%-17s %14s %14s %9s  %s\n", "", "A", "B", "change",
 		"verdict");
 	for (i = 0; i < c->nrow; i++) {
 		const struct bf_cmp_row *r = &c->row[i];
@@ -722,7 +722,7 @@ static void report(FILE *f, const struct cmp *c, bool email)
 			snprintf(d, sizeof(d), "%9s", "from 0");
 		else
 			bf_fmt_change(d, sizeof(d), r->ma, r->mb);
-		fprintf(f, "%-17.17s %13s %13s %9s  %s\n", name, x, y, d,
+		fprintf(f, "%-17.17s %14s %14s %9s  %s\n", name, x, y, d,
 			bf_cmp_verdict_name(r->verdict));
 	}
 	fprintf(f, "\nevents\n");
@@ -732,9 +732,9 @@ static void report(FILE *f, const struct cmp *c, bool email)
 		fprintf(f, "\nwarnings\n  %s\n", c->notes);
 	fprintf(f, "\nverdict: %s", verdict_words(c->verdict));
 	if (c->verdict == BF_CMP_UNSURE)
-		fprintf(f, ": about %s%u runs per side would settle it",
-			c->runs >= BF_CMP_MAX_RUNS ? "more than " : "",
-			c->runs);
+		fprintf(f, c->runs >= BF_CMP_MAX_RUNS ?
+			": more than %u runs per side would be needed to settle it" :
+			": about %u runs per side would settle it", c->runs);
 	fputc('\n', f);
 	for (i = 0; i < c->nfacts; i++)
 		fprintf(f, "  - %s\n", c->facts[i]);

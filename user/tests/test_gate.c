@@ -237,7 +237,7 @@ GATE(several_runs)
 	EXPECT_EQ(3, run(self->out, args));
 	o = slurp(self->out);
 	EXPECT_NE(NULL, strstr(o, "verdict: inconclusive")) TH_LOG("%s", o);
-	EXPECT_NE(NULL, strstr(o, "runs per side would settle it"));
+	EXPECT_NE(NULL, strstr(o, "runs per side would")) TH_LOG("%s", o);
 }
 
 GATE(email_within_72_columns)
