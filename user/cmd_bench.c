@@ -162,8 +162,7 @@ static int do_sweep(int argc, char **argv)
 	if (o.json) {
 		struct bf_json j;
 
-		bf_json_init(&j, stdout);
-		bf_json_obj_open(&j, NULL);
+		bf_json_doc_open(&j, stdout);
 		bf_json_str(&j, "device", c.dev);
 		bf_json_str(&j, "rw", bf_rw_name(o.op, o.pattern));
 		bf_json_u64(&j, "qd", o.qd);
@@ -287,8 +286,7 @@ static int do_iops(int argc, char **argv)
 	if (o.json) {
 		struct bf_json j;
 
-		bf_json_init(&j, stdout);
-		bf_json_obj_open(&j, NULL);
+		bf_json_doc_open(&j, stdout);
 		bf_json_str(&j, "device", c.dev);
 		bf_json_str(&j, "rw", bf_rw_name(o.op, o.pattern));
 		bf_json_arr_open(&j, "points");
@@ -375,8 +373,7 @@ static int do_wss(int argc, char **argv)
 	if (o.json) {
 		struct bf_json j;
 
-		bf_json_init(&j, stdout);
-		bf_json_obj_open(&j, NULL);
+		bf_json_doc_open(&j, stdout);
 		bf_json_str(&j, "device", c.dev);
 		bf_json_arr_open(&j, "points");
 		for (i = 0; i < n; i++) {
@@ -490,8 +487,7 @@ static int do_corners(int argc, char **argv)
 			done[k] = true;
 	}
 	if (o.json) {
-		bf_json_init(&j, stdout);
-		bf_json_obj_open(&j, NULL);
+		bf_json_doc_open(&j, stdout);
 		bf_json_str(&j, "device", c.dev);
 		bf_json_arr_open(&j, "corners");
 		for (k = 0; k < 4; k++) {

@@ -2,6 +2,7 @@
 /*
  * caps: what a device path can do; trim: discard a range and time it.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -37,7 +38,11 @@ static void path_json(struct bf_json *j, const struct bf_path *p,
 {
 	bf_json_str(j, "scsi_id", p->scsi_id);
 	bf_json_str(j, "usb_port", p->usb_port);
-	bf_json_str(j, "usb_speed_mbps", p->usb_speed);
+	/* sysfs says "480", "5000", or "1.5" for a low-speed device */
+	if (p->usb_speed[0])
+		bf_json_double(j, "usb_speed_mbps", atof(p->usb_speed));
+	else
+		bf_json_null(j, "usb_speed_mbps");
 	bf_json_str(j, "usb_version", p->usb_version);
 	bf_json_str(j, "usb_id", p->usb_id);
 	bf_json_str(j, "usb_bcd_device", p->usb_bcd);
@@ -61,8 +66,7 @@ static void caps_json(const struct bf_ctx *c, const struct bf_devinfo *di,
 	const struct bf_caps *k = &c->caps;
 	struct bf_json j;
 
-	bf_json_init(&j, stdout);
-	bf_json_obj_open(&j, NULL);
+	bf_json_doc_open(&j, stdout);
 	bf_json_str(&j, "device", c->dev);
 	bf_json_str(&j, "disk", k->disk[0] ? k->disk : di->name);
 	bf_json_str(&j, "transport", di->transport);
@@ -288,8 +292,7 @@ static int do_trim(int argc, char **argv)
 	if (o.json) {
 		struct bf_json j;
 
-		bf_json_init(&j, stdout);
-		bf_json_obj_open(&j, NULL);
+		bf_json_doc_open(&j, stdout);
 		bf_run_json_summary(&j, &res);
 		bf_json_str(&j, "transport", di.transport);
 		bf_json_u64(&j, "discard_max_bytes", c.caps.discard_max);

@@ -35,6 +35,7 @@ static int list_cb(const struct bf_nl_msg *m, void *arg)
 		return 0;
 	if (ls->json) {
 		bf_json_obj_open(&ls->j, NULL);
+		bf_json_u64(&ls->j, "schema", BF_JSON_SCHEMA);
 		bf_json_u64(&ls->j, "id", ri.id);
 		bf_json_str(&ls->j, "device", ri.dev);
 		bf_json_str(&ls->j, "op", bf_rw_name(ri.op, ri.pattern));
@@ -319,8 +320,7 @@ static void mon_event(void *arg, enum bf_event_kind kind, uint64_t mono_ns,
 		struct bf_json j;
 
 		snprintf(m, sizeof(m), "%.*s", len, msg);
-		bf_json_init(&j, stdout);
-		bf_json_obj_open(&j, NULL);
+		bf_json_doc_open(&j, stdout);
 		bf_json_str(&j, "event", bf_event_name(kind));
 		bf_json_u64(&j, "run", e->r->id);
 		bf_json_double(&j, "time_s", t);
@@ -413,8 +413,7 @@ static int mon_cb(const struct bf_nl_msg *m, void *arg)
 		if (ms->json) {
 			struct bf_json j;
 
-			bf_json_init(&j, stdout);
-			bf_json_obj_open(&j, NULL);
+			bf_json_doc_open(&j, stdout);
 			bf_json_str(&j, "event", "interval");
 			bf_json_u64(&j, "run", id);
 			bf_json_u64(&j, "index", iv.index);
@@ -458,8 +457,7 @@ static int mon_cb(const struct bf_nl_msg *m, void *arg)
 		if (ms->json) {
 			struct bf_json j;
 
-			bf_json_init(&j, stdout);
-			bf_json_obj_open(&j, NULL);
+			bf_json_doc_open(&j, stdout);
 			bf_json_str(&j, "event", "end");
 			bf_json_u64(&j, "run", id);
 			bf_json_str(&j, "device", ri.dev);
@@ -606,8 +604,7 @@ static int do_version(int argc, char **argv)
 	if (o.json) {
 		struct bf_json j;
 
-		bf_json_init(&j, stdout);
-		bf_json_obj_open(&j, NULL);
+		bf_json_doc_open(&j, stdout);
 		bf_json_str(&j, "cli_version", BLKFLOOR_CLI_VERSION);
 		bf_json_u64(&j, "abi_version", BLKFLOOR_FAMILY_VERSION);
 		bf_json_bool(&j, "module_loaded", loaded);

@@ -99,8 +99,7 @@ static int do_run(int argc, char **argv)
 	if (o.json) {
 		struct bf_json j;
 
-		bf_json_init(&j, stdout);
-		bf_json_obj_open(&j, NULL);
+		bf_json_doc_open(&j, stdout);
 		bf_run_json_summary(&j, &res);
 		bf_json_u64(&j, "seed", res.info.seed);
 		bf_json_obj_close(&j);
@@ -375,8 +374,7 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 	if (o.json) {
 		struct bf_json j;
 
-		bf_json_init(&j, stdout);
-		bf_json_obj_open(&j, NULL);
+		bf_json_doc_open(&j, stdout);
 		bf_json_obj_open(&j, "run");
 		bf_run_json_summary(&j, &res);
 		bf_json_obj_close(&j);

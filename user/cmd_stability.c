@@ -265,8 +265,7 @@ static int on_device(const char *cmd, const struct bf_opts *o,
 	if (o->json) {
 		struct bf_json j;
 
-		bf_json_init(&j, stdout);
-		bf_json_obj_open(&j, NULL);
+		bf_json_doc_open(&j, stdout);
 		bf_attrib_json_members(&j, &at);
 		bf_json_str(&j, "device", c.dev);
 		bf_json_u64(&j, "offset", o->offset);

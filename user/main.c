@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "blkfloor.h"
+#include "cmdhelp.h"
 
 static const struct blkfloor_cmd *find_cmd(const char *name)
 {
@@ -25,27 +26,8 @@ static void cmd_help(FILE *f, const struct blkfloor_cmd *c)
 	fprintf(f, "Usage: blkfloor %s %s\n\n%s\n", c->name, c->args, c->help);
 }
 
-/* First line of the help text. */
-static void cmd_summary(FILE *f, const struct blkfloor_cmd *c)
-{
-	const char *nl = strchr(c->help, '\n');
-	int len = nl ? (int)(nl - c->help) : (int)strlen(c->help);
-
-	fprintf(f, "  %-10s %.*s\n", c->name, len, c->help);
-}
-
-static int cmp_cmd(const void *a, const void *b)
-{
-	const struct blkfloor_cmd *const *x = a, *const *y = b;
-
-	return strcmp((*x)->name, (*y)->name);
-}
-
 static void usage(FILE *f)
 {
-	const struct blkfloor_cmd *c, *sorted[64];
-	size_t n = 0, i;
-
 	fprintf(f,
 		"Usage: blkfloor COMMAND [ARGS]\n"
 		"       blkfloor help [COMMAND]\n"
@@ -53,15 +35,28 @@ static void usage(FILE *f)
 		"Sustained block-device throughput measurement, driven through the\n"
 		"blkfloor kernel module (modprobe blkfloor).\n\n"
 		"Commands:\n");
-	for (c = __start_blkfloor_cmds; c < __stop_blkfloor_cmds && n < 64; c++)
-		sorted[n++] = c;
-	qsort(sorted, n, sizeof(sorted[0]), cmp_cmd);
-	for (i = 0; i < n; i++)
-		cmd_summary(f, sorted[i]);
+	bf_print_commands(f);
 	fprintf(f,
-		"\nSizes: K/KB, M/MB, G/GB, T/TB are powers of 10; KiB, MiB, GiB, TiB\n"
-		"powers of 2; a plain number is bytes. Rates are MB/s (10^6 bytes/s).\n"
+		"\nSizes as fio reads them: K, M, G, T (or k, m, g, t) and KiB, MiB, GiB,\n"
+		"TiB are powers of 1024 (--bs 128K is 131072 bytes); kB, MB, GB, TB are\n"
+		"powers of 1000; a plain number is bytes. Printed rates are MB/s\n"
+		"(10^6 bytes/s).\n"
 		"Exit status: 0 success, 1 the run, device or kernel failed, 2 usage.\n");
+}
+
+/* "unknown command 'comapre'; did you mean 'compare'?" */
+static int unknown(const char *word)
+{
+	const struct blkfloor_cmd *near = bf_nearest_cmd(word);
+
+	if (near) {
+		fprintf(stderr, "blkfloor: unknown command '%s'; did you mean '%s'?\n",
+			word, near->name);
+		return EXIT_USAGE;
+	}
+	fprintf(stderr, "blkfloor: unknown command '%s'\n", word);
+	usage(stderr);
+	return EXIT_USAGE;
 }
 
 static int help(int argc, char **argv)
@@ -73,11 +68,8 @@ static int help(int argc, char **argv)
 		return EXIT_OK;
 	}
 	c = find_cmd(argv[1]);
-	if (!c) {
-		fprintf(stderr, "blkfloor: unknown command '%s'\n", argv[1]);
-		usage(stderr);
-		return EXIT_USAGE;
-	}
+	if (!c)
+		return unknown(argv[1]);
 	cmd_help(stdout, c);
 	return EXIT_OK;
 }
@@ -101,11 +93,8 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	c = find_cmd(argv[1]);
-	if (!c) {
-		fprintf(stderr, "blkfloor: unknown command '%s'\n", argv[1]);
-		usage(stderr);
-		return EXIT_USAGE;
-	}
+	if (!c)
+		return unknown(argv[1]);
 	for (i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))
 			break;

@@ -2,6 +2,7 @@
 /*
  * Option parsing for the run-like commands.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -248,6 +249,7 @@ static int apply(struct bf_opts *o, const struct optdef *d, const char *v,
 {
 	uint64_t u;
 	int ret = 0;
+	int n;
 
 	switch (d->id) {
 	case BF_O_RW:
@@ -259,9 +261,17 @@ static int apply(struct bf_opts *o, const struct optdef *d, const char *v,
 		ret = bf_parse_size(v, &u);
 		if (ret)
 			return size_err(err, len, d->name, v, ret);
-		if (u % 512 && u % 1000 == 0)
-			return bad(err, len, d->name, v,
-				   "not a multiple of 512 bytes (K, M, G are powers of 10: did you mean KiB, MiB?)");
+		/* a decimal unit (4kB, 1MB) where a binary one was meant */
+		n = (int)strcspn(v, "kKMGT");
+		if (u % 512 && v[n] && v[n + 1] == 'B') {
+			char hint[112];
+
+			snprintf(hint, sizeof(hint),
+				 "not a multiple of 512 bytes (kB, MB, GB are powers of 10: did you mean %.*s%c or %.*s%ciB?)",
+				 n, v, toupper((unsigned char)v[n]), n, v,
+				 toupper((unsigned char)v[n]));
+			return bad(err, len, d->name, v, hint);
+		}
 		if (!u || u % 512 || u > BLKFLOOR_BS_MAX)
 			return bad(err, len, d->name, v,
 				   "must be a multiple of 512 bytes, at most 64 MiB");

@@ -267,6 +267,8 @@ int bf_run_write_trace(const char *path, struct bf_nl *nl,
 	m.pattern = ri->pattern == BLKFLOOR_PATTERN_SEQ ? "seq" : "random";
 	m.bs = ri->bs;
 	m.qd = ri->qd;
+	m.offset = ri->offset;
+	m.length = ri->length;
 	m.interval_ns = ri->interval_ns ? ri->interval_ns :
 			req->interval_ns ? req->interval_ns :
 			BLKFLOOR_INTERVAL_DEFAULT_NS;

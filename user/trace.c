@@ -84,6 +84,8 @@ void bf_trace_write_header(FILE *f, const struct bf_trace_meta *m)
 	meta(f, "pattern", m->pattern);
 	meta_u64(f, "bs", m->bs);
 	meta_u64(f, "qd", m->qd);
+	fprintf(f, "# region: %llu+%llu\n", (unsigned long long)m->offset,
+		(unsigned long long)m->length);
 	meta_u64(f, "interval_ns", m->interval_ns);
 	meta(f, "data", m->data);
 	if (m->options)

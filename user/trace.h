@@ -47,6 +47,7 @@ struct bf_trace_meta {
 	const char *model, *serial, *transport, *kernel;
 	const char *op, *pattern;
 	uint32_t bs, qd;
+	uint64_t offset, length;	/* "# region: OFFSET+LENGTH" (bytes) */
 	uint64_t interval_ns;
 	const char *data;
 	const char *options;		/* bf_flags_str(), if not NULL */

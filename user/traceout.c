@@ -299,6 +299,8 @@ void bf_tracer_start(struct bf_tracer *t, struct bf_nl *nl,
 	m.pattern = ri->pattern == BLKFLOOR_PATTERN_SEQ ? "seq" : "random";
 	m.bs = ri->bs;
 	m.qd = ri->qd;
+	m.offset = ri->offset;
+	m.length = ri->length;
 	m.interval_ns = ri->interval_ns ? ri->interval_ns :
 			BLKFLOOR_INTERVAL_DEFAULT_NS;
 	m.data = bf_data_name(ri->data);

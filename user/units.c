@@ -19,14 +19,22 @@ struct unit {
 	double mult;
 };
 
+/*
+ * As fio and dd read sizes: a bare K, M, G, T (either case) and KiB, MiB,
+ * GiB, TiB are powers of 1024; kB/KB, MB, GB, TB powers of 1000. A lowercase
+ * letter before B (mB, gB) is refused rather than guessed, and so is "b"
+ * (bits).
+ */
+#define KI 1024.0
 static const struct unit size_units[] = {
 	{ "", 1 }, { "B", 1 },
-	{ "K", 1e3 }, { "KB", 1e3 }, { "k", 1e3 }, { "kB", 1e3 },
-	{ "M", 1e6 }, { "MB", 1e6 },
-	{ "G", 1e9 }, { "GB", 1e9 },
-	{ "T", 1e12 }, { "TB", 1e12 },
-	{ "KiB", 1024.0 }, { "MiB", 1048576.0 },
-	{ "GiB", 1073741824.0 }, { "TiB", 1099511627776.0 },
+	{ "K", KI }, { "k", KI }, { "KiB", KI },
+	{ "M", KI * KI }, { "m", KI * KI }, { "MiB", KI * KI },
+	{ "G", KI * KI * KI }, { "g", KI * KI * KI }, { "GiB", KI * KI * KI },
+	{ "T", KI * KI * KI * KI }, { "t", KI * KI * KI * KI },
+	{ "TiB", KI * KI * KI * KI },
+	{ "kB", 1e3 }, { "KB", 1e3 }, { "MB", 1e6 }, { "GB", 1e9 },
+	{ "TB", 1e12 },
 	{ NULL, 0 },
 };
 

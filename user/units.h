@@ -2,7 +2,8 @@
 /*
  * Units: parsing and printing of sizes, durations and rates. Pure code.
  *
- * K/KB/M/MB/G/GB/T/TB are powers of 10, KiB/MiB/GiB/TiB powers of 2, a plain
+ * Sizes as fio and dd read them: K, M, G, T (or k, m, g, t) and KiB, MiB,
+ * GiB, TiB are powers of 1024; kB (KB), MB, GB, TB powers of 1000; a plain
  * number is bytes. Rates are printed in MB/s (10^6 bytes per second).
  */
 #ifndef BLKFLOOR_UNITS_H

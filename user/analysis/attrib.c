@@ -357,8 +357,7 @@ void bf_attrib_json(FILE *f, const struct bf_attrib *a)
 {
 	struct bf_json j;
 
-	bf_json_init(&j, f);
-	bf_json_obj_open(&j, NULL);
+	bf_json_doc_open(&j, f);
 	bf_attrib_json_members(&j, a);
 	bf_json_obj_close(&j);
 }

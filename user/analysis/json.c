@@ -82,6 +82,13 @@ static void close_(struct bf_json *j, char c)
 	}
 }
 
+void bf_json_doc_open(struct bf_json *j, FILE *f)
+{
+	bf_json_init(j, f);
+	bf_json_obj_open(j, NULL);
+	bf_json_u64(j, "schema", BF_JSON_SCHEMA);
+}
+
 void bf_json_obj_open(struct bf_json *j, const char *k)
 {
 	open(j, k, '{', false);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #define BF_JSON_DEPTH 16
+#define BF_JSON_SCHEMA	2	/* BF_SCHEMA_VERSION in classify.h */
 
 struct bf_json {
 	FILE *f;
@@ -21,6 +22,12 @@ struct bf_json {
 };
 
 void bf_json_init(struct bf_json *j, FILE *f);
+/*
+ * Start a JSON document on @f: the top-level object and its first member,
+ * "schema" (BF_JSON_SCHEMA, the number that changes when a document's
+ * shape does). Close it with bf_json_obj_close().
+ */
+void bf_json_doc_open(struct bf_json *j, FILE *f);
 void bf_json_obj_open(struct bf_json *j, const char *key);
 void bf_json_obj_close(struct bf_json *j);	/* at depth 0 adds "\n" */
 void bf_json_arr_open(struct bf_json *j, const char *key);

@@ -339,8 +339,13 @@ TEST(brief_case_sentence_and_json)
 	ASSERT_NE(NULL, f);
 	bf_attrib_json(f, &a);
 	fclose(f);
-	EXPECT_EQ(0, strncmp(buf, "{\"verdict\":\"drive\",\"read\":{", 27))
-		TH_LOG("%s", buf);
+	{
+		static const char head[] =
+			"{\"schema\":2,\"verdict\":\"drive\",\"read\":{";
+
+		EXPECT_EQ(0, strncmp(buf, head, sizeof(head) - 1))
+			TH_LOG("%s", buf);
+	}
 	EXPECT_NE(NULL, strstr(buf, "\"write\":{\"intervals\":40,"));
 	EXPECT_NE(NULL, strstr(buf, "\"erratic\":true"));
 	EXPECT_NE(NULL, strstr(buf, "\"explanation\":\"reads held 930"));

@@ -151,6 +151,25 @@ TEST(rates_in_iops)
 	EXPECT_EQ(0ULL, o.rate_bps);
 }
 
+/* --bs 128K is fio's 128 KiB, not 128,000 bytes (unaligned bios). */
+TEST(sizes_as_fio)
+{
+	struct bf_opts o = { 0 };
+	char err[160];
+
+	ASSERT_EQ(0, PARSE(&o, ALL, err, "d", "--bs", "128K", "--size", "64M",
+			   "--offset", "1g"));
+	EXPECT_EQ(131072U, o.bs);
+	EXPECT_EQ(64ULL << 20, o.size);
+	EXPECT_EQ(1ULL << 30, o.offset);
+	ASSERT_EQ(0, PARSE(&o, ALL, err, "d", "--bs", "4k"));
+	EXPECT_EQ(4096U, o.bs);
+	/* kB, MB are decimal: 4kB is 4000 bytes, refused with a hint */
+	EXPECT_EQ(-EINVAL, PARSE(&o, ALL, err, "d", "--bs", "4kB"));
+	EXPECT_STREQ("invalid --bs '4kB': not a multiple of 512 bytes (kB, MB, GB are powers of 10: did you mean 4K or 4KiB?)",
+		     err);
+}
+
 TEST(defaults_kept)
 {
 	struct bf_opts o = { 0 };

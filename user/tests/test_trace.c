@@ -29,6 +29,8 @@ static void meta_fill(struct bf_trace_meta *m)
 	m->pattern = "seq";
 	m->bs = 131072;
 	m->qd = 32;
+	m->offset = 1048576;
+	m->length = 268435456;
 	m->interval_ns = 500000000ULL;
 	m->data = "random";
 	m->seed = 7;
@@ -101,7 +103,7 @@ TEST(format)
 	for (l = strtok_r(buf, "\n", &save); l && n < 64;
 	     l = strtok_r(NULL, "\n", &save))
 		lines[n++] = l;
-	ASSERT_EQ(23U, n);
+	ASSERT_EQ(24U, n);
 	EXPECT_STREQ("# blkfloor-trace v1", lines[0]);
 	EXPECT_STREQ("# device: /dev/sdb", lines[1]);
 	EXPECT_STREQ("# size_bytes: 1073741824", lines[2]);
@@ -113,22 +115,23 @@ TEST(format)
 	EXPECT_STREQ("# pattern: seq", lines[8]);
 	EXPECT_STREQ("# bs: 131072", lines[9]);
 	EXPECT_STREQ("# qd: 32", lines[10]);
-	EXPECT_STREQ("# interval_ns: 500000000", lines[11]);
-	EXPECT_STREQ("# data: random", lines[12]);
-	EXPECT_STREQ("# seed: 7", lines[13]);
-	EXPECT_STREQ("# start_time: 2023-11-14T22:13:20Z", lines[14]);
-	EXPECT_STREQ("# cli_version: 0.1.0", lines[15]);
-	EXPECT_STREQ("# module_version: 0.1.0", lines[16]);
-	EXPECT_STREQ(BF_TRACE_HEADER, lines[17]);
+	EXPECT_STREQ("# region: 1048576+268435456", lines[11]);
+	EXPECT_STREQ("# interval_ns: 500000000", lines[12]);
+	EXPECT_STREQ("# data: random", lines[13]);
+	EXPECT_STREQ("# seed: 7", lines[14]);
+	EXPECT_STREQ("# start_time: 2023-11-14T22:13:20Z", lines[15]);
+	EXPECT_STREQ("# cli_version: 0.1.0", lines[16]);
+	EXPECT_STREQ("# module_version: 0.1.0", lines[17]);
+	EXPECT_STREQ(BF_TRACE_HEADER, lines[18]);
 	EXPECT_STREQ("index,start_s,end_s,bytes,ios,errors,MBps,lat_min_us,lat_mean_us,lat_p50_us,lat_p99_us,lat_p999_us,lat_max_us,bytes_total,requests,req_per_bio,req_kib,merges,util,in_flight,scsi_err,scsi_tmo,temp_c",
-		     lines[17]);
-	EXPECT_STREQ("0,0.000000,0.500000,200000000,1525,0,400.000,1.000,20.000,19.000,80.000,88.000,90.000,200000000,,,,,,,,,",
 		     lines[18]);
-	EXPECT_STREQ("1,0.500000,1.000000,0,0,0,0.000,0.000,0.000,0.000,0.000,0.000,0.000,200000000,,,,,,,,,",
+	EXPECT_STREQ("0,0.000000,0.500000,200000000,1525,0,400.000,1.000,20.000,19.000,80.000,88.000,90.000,200000000,,,,,,,,,",
 		     lines[19]);
-	EXPECT_STREQ("# state: stopped", lines[20]);
-	EXPECT_STREQ("# errno: 0", lines[21]);
-	EXPECT_STREQ("# dropped: 2", lines[22]);
+	EXPECT_STREQ("1,0.500000,1.000000,0,0,0,0.000,0.000,0.000,0.000,0.000,0.000,0.000,200000000,,,,,,,,,",
+		     lines[20]);
+	EXPECT_STREQ("# state: stopped", lines[21]);
+	EXPECT_STREQ("# errno: 0", lines[22]);
+	EXPECT_STREQ("# dropped: 2", lines[23]);
 }
 
 TEST(round_trip_through_series_loader)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Units: sizes (G = 10^9, GiB = 2^30), durations, rates, and the printers.
+ * Units: sizes as fio and dd read them (K, G, KiB, GiB = 2^10, 2^30; kB,
+ * GB = 10^3, 10^9), durations, rates, and the printers.
  */
 #include <errno.h>
 #include <string.h>
@@ -26,12 +27,11 @@ TEST(sizes_decimal_and_binary)
 	EXPECT_EQ(4096ULL, size_of("4096", &ret));
 	EXPECT_EQ(0, ret);
 	EXPECT_EQ(4096ULL, size_of("4096B", &ret));
-	EXPECT_EQ(1000ULL, size_of("1K", &ret));
 	EXPECT_EQ(1000ULL, size_of("1KB", &ret));
+	EXPECT_EQ(1000ULL, size_of("1kB", &ret));
 	EXPECT_EQ(1024ULL, size_of("1KiB", &ret));
 	EXPECT_EQ(128ULL << 10, size_of("128KiB", &ret));
-	EXPECT_EQ(50000000ULL, size_of("50M", &ret));
-	EXPECT_EQ(1000000000ULL, size_of("1G", &ret));
+	EXPECT_EQ(50000000ULL, size_of("50MB", &ret));
 	EXPECT_EQ(1000000000ULL, size_of("1GB", &ret));
 	EXPECT_EQ(1ULL << 30, size_of("1GiB", &ret));
 	EXPECT_EQ(8ULL << 30, size_of("8GiB", &ret));
@@ -44,6 +44,29 @@ TEST(sizes_decimal_and_binary)
 	EXPECT_EQ(0, ret);
 }
 
+/* fio's and dd's reading: a bare K, M, G, T (either case) is binary. */
+TEST(sizes_as_fio)
+{
+	int ret;
+
+	EXPECT_EQ(131072ULL, size_of("128K", &ret));
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(131072ULL, size_of("128k", &ret));
+	EXPECT_EQ(4096ULL, size_of("4k", &ret));
+	EXPECT_EQ(1024ULL, size_of("1K", &ret));
+	EXPECT_EQ(64ULL << 20, size_of("64M", &ret));
+	EXPECT_EQ(64ULL << 20, size_of("64m", &ret));
+	EXPECT_EQ(1ULL << 30, size_of("1G", &ret));
+	EXPECT_EQ(8ULL << 30, size_of("8g", &ret));
+	EXPECT_EQ(1ULL << 40, size_of("1T", &ret));
+	EXPECT_EQ(1ULL << 40, size_of("1t", &ret));
+	EXPECT_EQ(1536ULL << 20, size_of("1.5G", &ret));
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(1000000ULL, size_of("1MB", &ret));
+	EXPECT_EQ(1000000000000ULL, size_of("1TB", &ret));
+	EXPECT_EQ(0, ret);
+}
+
 TEST(sizes_rejected)
 {
 	uint64_t v;
@@ -52,7 +75,10 @@ TEST(sizes_rejected)
 	EXPECT_EQ(-EINVAL, bf_parse_size(NULL, &v));
 	EXPECT_EQ(-EINVAL, bf_parse_size("-1", &v));
 	EXPECT_EQ(-EINVAL, bf_parse_size("1X", &v));
-	EXPECT_EQ(-EINVAL, bf_parse_size("1Gb", &v));
+	EXPECT_EQ(-EINVAL, bf_parse_size("1Gb", &v));	/* bits? */
+	EXPECT_EQ(-EINVAL, bf_parse_size("1mB", &v));	/* millibytes? */
+	EXPECT_EQ(-EINVAL, bf_parse_size("1Ki", &v));
+	EXPECT_EQ(-EINVAL, bf_parse_size("1KK", &v));
 	EXPECT_EQ(-EINVAL, bf_parse_size("GB", &v));
 	EXPECT_EQ(-EINVAL, bf_parse_size("1.5", &v));	/* half a byte */
 	EXPECT_EQ(-EINVAL, bf_parse_size("1 2", &v));
@@ -94,7 +120,9 @@ TEST(rates)
 	ASSERT_EQ(0, bf_parse_rate("50MB/s", &bps, &iops));
 	EXPECT_EQ(50000000ULL, bps);
 	EXPECT_EQ(0ULL, iops);
-	ASSERT_EQ(0, bf_parse_rate("50M", &bps, &iops));
+	ASSERT_EQ(0, bf_parse_rate("50M", &bps, &iops));	/* fio: MiB/s */
+	EXPECT_EQ(50ULL << 20, bps);
+	ASSERT_EQ(0, bf_parse_rate("50MB", &bps, &iops));
 	EXPECT_EQ(50000000ULL, bps);
 	ASSERT_EQ(0, bf_parse_rate("1GiB/s", &bps, &iops));
 	EXPECT_EQ(1ULL << 30, bps);

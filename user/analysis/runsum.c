@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a trace says about its run apart from the curve (see runsum.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grow.h"
+#include "runsum.h"
+
+static const char *const rkey_names[BF_RK_COUNT] = {
+	"device", "model", "serial", "size_bytes", "transport", "kernel", "op",
+	"pattern", "bs", "qd", "region", "driver", "usb_speed", "usb_id",
+	"usb_bcd_device", "usb_storage_quirks", "firmware", "module_version",
+	"max_sectors_kb", "queue_depth", "scheduler", "nomerges",
+};
+
+static const char *const lat_cols[BF_RL_COUNT] = {
+	"lat_p50_us", "lat_p99_us", "lat_p999_us", "lat_max_us",
+};
+
+const char *bf_rkey_name(enum bf_rkey k)
+{
+	return k < BF_RK_COUNT ? rkey_names[k] : "?";
+}
+
+size_t bf_whole_lines(const char *buf, size_t len)
+{
+	while (len && buf[len - 1] != '\n')
+		len--;
+	return len;
+}
+
+static void header_item(const char *line, struct bf_runsum *r)
+{
+	size_t k, l;
+
+	for (k = 0; k < BF_RK_COUNT; k++) {
+		l = strlen(rkey_names[k]);
+		if (!strncmp(line + 2, rkey_names[k], l) && line[2 + l] == ':') {
+			const char *v = line + 3 + l;
+
+			while (*v == ' ')
+				v++;
+			snprintf(r->hdr[k], sizeof(r->hdr[k]), "%s", v);
+			return;
+		}
+	}
+}
+
+/* count @name in a (name, n) table of @max entries */
+#define TALLY(tab, ntab, max, nm) do {					\
+	size_t _i;							\
+	for (_i = 0; _i < (ntab); _i++)					\
+		if (!strcmp((tab)[_i].name, (nm)))			\
+			break;						\
+	if (_i == (ntab) && (ntab) < (max)) {				\
+		snprintf((tab)[_i].name, sizeof((tab)[_i].name), "%s",	\
+			 (nm));						\
+		(ntab)++;						\
+	}								\
+	if (_i < (ntab))						\
+		(tab)[_i].n++;						\
+} while (0)
+
+static int add_mark(struct bf_runsum *r, double t, const char *kind)
+{
+	struct bf_rmark *m = bf_grow(r->mark, &r->mcap, r->nmark + 1,
+				     sizeof(*m), 64);
+
+	if (!m)
+		return -ENOMEM;
+	r->mark = m;
+	m[r->nmark].t = t;
+	snprintf(m[r->nmark].kind, sizeof(m[0].kind), "%s", kind);
+	r->nmark++;
+	return 0;
+}
+
+/* "# event: T KIND MESSAGE", "# error: T OP LBA BYTES ERRNO CLASS LAT_US" */
+static int comment(const char *line, struct bf_runsum *r)
+{
+	char word[32];
+	double t;
+
+	if (sscanf(line, "# event: %lf %31s", &t, word) == 2) {
+		TALLY(r->ev, r->nev, sizeof(r->ev) / sizeof(r->ev[0]), word);
+		return add_mark(r, t, word);
+	} else if (sscanf(line, "# error: %lf %*s %*s %*s %*s %31s", &t,
+			  word) == 2) {
+		r->logged++;
+		TALLY(r->cls, r->ncls, BF_RS_CLASSES, word);
+	} else if (sscanf(line, "# state: %15s", r->state) == 1) {
+		;
+	} else if (!strncmp(line, "# errno:", 8)) {
+		r->err_no = strtol(line + 8, NULL, 10);
+	} else if (line[1] == ' ') {
+		header_item(line, r);
+	}
+	return 0;
+}
+
+#define MAXF 40
+
+static int split(char *line, char **fld)
+{
+	int n = 0;
+	char *p = line;
+
+	for (;;) {
+		fld[n++] = p;
+		p = strchr(p, ',');
+		if (!p || n == MAXF)
+			break;
+		*p++ = '\0';
+	}
+	return n;
+}
+
+static int num(const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	return end == s || *end || !isfinite(*v) || *v < 0 || errno ?
+	       -EINVAL : 0;
+}
+
+/* room for one more interval in every latency column */
+static int grow(struct bf_runsum *r)
+{
+	size_t c = r->cap;
+
+	for (int k = 0; k < BF_RL_COUNT; k++) {
+		double *p;
+
+		c = r->cap;
+		p = bf_grow(r->lat[k], &c, r->nlat + 1, sizeof(double), 256);
+		if (!p)
+			return -ENOMEM;
+		r->lat[k] = p;
+	}
+	r->cap = c;
+	return 0;
+}
+
+int bf_runsum_read(FILE *f, struct bf_runsum *r, char *err, size_t errlen)
+{
+	int col_lat[BF_RL_COUNT], col_err = -1, col_ios = -1, i, n, k;
+	int col_st = -1, col_en = -1;
+	char *line = NULL, *fld[MAXF];
+	bool header = false;
+	size_t cap = 0;
+	long no = 0;
+	int ret = 0;
+
+	memset(r, 0, sizeof(*r));
+	for (k = 0; k < BF_RL_COUNT; k++)
+		col_lat[k] = -1;
+	while (getline(&line, &cap, f) >= 0) {
+		double v, ios = 1;
+
+		line[strcspn(line, "\r\n")] = '\0';
+		no++;
+		if (line[0] == '#') {
+			if (comment(line, r))
+				goto nomem;
+			continue;
+		}
+		if (!line[0])
+			continue;
+		n = split(line, fld);
+		if (!header) {
+			for (i = 0; i < n; i++) {
+				for (k = 0; k < BF_RL_COUNT; k++)
+					if (!strcmp(fld[i], lat_cols[k]))
+						col_lat[k] = i;
+				if (!strcmp(fld[i], "errors"))
+					col_err = i;
+				if (!strcmp(fld[i], "ios"))
+					col_ios = i;
+				if (!strcmp(fld[i], "start_s"))
+					col_st = i;
+				if (!strcmp(fld[i], "end_s"))
+					col_en = i;
+			}
+			header = true;
+			continue;
+		}
+		r->intervals++;
+		if (col_err >= 0 && col_err < n && fld[col_err][0]) {
+			if (num(fld[col_err], &v))
+				goto bad_err;
+			r->errors += llround(v);
+			r->err_ivs += v > 0;
+			if (v > 0 && col_st >= 0 && col_en >= 0 &&
+			    col_st < n && col_en < n &&
+			    add_mark(r, (strtod(fld[col_st], NULL) +
+					 strtod(fld[col_en], NULL)) / 2,
+				     "errors"))
+				goto nomem;
+		}
+		if (col_ios >= 0 && col_ios < n && num(fld[col_ios], &ios))
+			goto bad_ios;
+		if (!ios || col_lat[BF_RL_P99] < 0 ||
+		    col_lat[BF_RL_P99] >= n || !strtod(fld[col_lat[BF_RL_P99]], NULL))
+			continue;	/* no I/O completed, or not measured */
+		if (grow(r))
+			goto nomem;
+		for (k = 0; k < BF_RL_COUNT; k++) {
+			v = NAN;
+			if (col_lat[k] >= 0 && col_lat[k] < n &&
+			    num(fld[col_lat[k]], &v)) {
+				snprintf(err, errlen, "line %ld: %s '%.40s' is not a number",
+					 no, lat_cols[k], fld[col_lat[k]]);
+				ret = -EINVAL;
+				goto out;
+			}
+			r->lat[k][r->nlat] = v;
+		}
+		r->nlat++;
+	}
+	goto out;
+nomem:
+	snprintf(err, errlen, "out of memory");
+	ret = -ENOMEM;
+	goto out;
+bad_err:
+	snprintf(err, errlen, "line %ld: errors '%.40s' is not a number", no,
+		 fld[col_err]);
+	ret = -EINVAL;
+	goto out;
+bad_ios:
+	snprintf(err, errlen, "line %ld: ios '%.40s' is not a number", no,
+		 fld[col_ios]);
+	ret = -EINVAL;
+out:
+	free(line);
+	if (ret)
+		bf_runsum_free(r);
+	return ret;
+}
+
+void bf_runsum_free(struct bf_runsum *r)
+{
+	for (int k = 0; k < BF_RL_COUNT; k++) {
+		free(r->lat[k]);
+		r->lat[k] = NULL;
+	}
+	r->nlat = r->cap = 0;
+	free(r->mark);
+	r->mark = NULL;
+	r->nmark = r->mcap = 0;
+}
+
+unsigned long long bf_runsum_events(const struct bf_runsum *r,
+				    const char *kind)
+{
+	for (size_t i = 0; i < r->nev; i++)
+		if (!strcmp(r->ev[i].name, kind))
+			return r->ev[i].n;
+	return 0;
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What a blkfloor trace says about its run apart from the curve: the
+ * header's identity of the setup (kernel, driver, link, bridge, quirks,
+ * workload), the per-interval latency percentiles, the I/O errors (the
+ * errors column and the error log by class), the events by kind and the
+ * end state. Pure computation on a stream; compare (cmpstat.h) weighs it.
+ */
+#ifndef BLKFLOOR_RUNSUM_H
+#define BLKFLOOR_RUNSUM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* The header items a comparison shows or checks ("# key: value"). */
+enum bf_rkey {
+	BF_RK_DEVICE, BF_RK_MODEL, BF_RK_SERIAL, BF_RK_SIZE, BF_RK_TRANSPORT,
+	BF_RK_KERNEL, BF_RK_OP, BF_RK_PATTERN, BF_RK_BS, BF_RK_QD,
+	BF_RK_REGION, BF_RK_DRIVER, BF_RK_USB_SPEED, BF_RK_USB_ID,
+	BF_RK_USB_BCD, BF_RK_QUIRKS, BF_RK_FIRMWARE, BF_RK_MODULE,
+	BF_RK_MAX_SECTORS, BF_RK_QUEUE_DEPTH, BF_RK_SCHEDULER, BF_RK_NOMERGES,
+	BF_RK_COUNT,
+};
+
+const char *bf_rkey_name(enum bf_rkey k);
+
+#define BF_RS_CLASSES	8	/* error classes counted from the error log */
+
+/* the per-interval latency columns (microseconds) */
+enum bf_rlat { BF_RL_P50, BF_RL_P99, BF_RL_P999, BF_RL_MAX, BF_RL_COUNT };
+
+struct bf_runsum {
+	char hdr[BF_RK_COUNT][96];	/* "" when absent */
+	/* intervals with I/O: their latency columns, in order */
+	double *lat[BF_RL_COUNT];
+	size_t nlat, cap;
+	unsigned long long intervals;	/* interval lines */
+	unsigned long long errors;	/* the errors column, summed */
+	unsigned long long err_ivs;	/* intervals with an error */
+	/* the error log ("# error:" lines) by class */
+	struct { char name[32]; unsigned long long n; } cls[BF_RS_CLASSES];
+	size_t ncls;
+	unsigned long long logged;
+	/* "# event:" lines by kind (reset, abort, timeout, disconnect, ...) */
+	struct { char name[32]; unsigned long long n; } ev[12];
+	size_t nev;
+	/* when: each event (its kind) and each interval with errors ("errors") */
+	struct bf_rmark { double t; char kind[32]; } *mark;
+	size_t nmark, mcap;
+	char state[16];			/* done, stopped, failed; "" if none */
+	long err_no;			/* "# errno:" */
+};
+
+/*
+ * The length of @buf up to the end of its last whole line (the newline
+ * included): what a reader takes of a trace whose writer was killed in
+ * the middle of a line.
+ */
+size_t bf_whole_lines(const char *buf, size_t len);
+
+/* Read a trace. Returns 0, or -EINVAL/-ENOMEM with a reason in @err. */
+int bf_runsum_read(FILE *f, struct bf_runsum *r, char *err, size_t errlen);
+void bf_runsum_free(struct bf_runsum *r);
+
+/* Events of one kind, by name ("reset"); 0 if none. */
+unsigned long long bf_runsum_events(const struct bf_runsum *r,
+				    const char *kind);
+
+#endif /* BLKFLOOR_RUNSUM_H */

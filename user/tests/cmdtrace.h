@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Traces written as blkfloor writes them, for the tests of the commands
+ * that read them (compare, plot): a setup header, 40 one-second
+ * intervals with noise, latency, errors, events, an end state or a cut.
+ */
+#ifndef BLKFLOOR_TESTS_CMDTRACE_H
+#define BLKFLOOR_TESTS_CMDTRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct spec {
+	const char *kernel, *op, *driver, *quirks;
+	unsigned int bs;
+	double mbps, noise, p99_us;
+	unsigned int errors;	/* per interval */
+	unsigned int resets;
+	bool failed, cut;
+	uint64_t seed;
+};
+
+extern const struct spec base;
+
+void write_trace(const char *path, const struct spec *sp);
+
+/* Run "blkfloor CMD ARGS..." in-process, stdout into @out (if not NULL). */
+int run_cmd(const char *cmd, const char *out, const char *const *args);
+
+/* The file's first 64 KiB, NUL-terminated (a static buffer). */
+char *slurp(const char *path);
+
+#endif

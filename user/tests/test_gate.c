@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * compare as a gate for a kernel change: latency, errors, failed and cut
+ * traces, runs that are not comparable, several runs per side, the exit
+ * codes (0 no regression, 1 regression, 2 bad input, 3 inconclusive) and
+ * the email and JSON forms. The traces are synthetic, written as blkfloor
+ * writes them: 40 one-second intervals with 3 % noise.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#include "kselftest_harness.h"
+#pragma GCC diagnostic pop
+#include "blkfloor.h"
+#include "cmdtrace.h"
+#include "trace.h"
+
+static int run(const char *out, const char *const *args)
+{
+	return run_cmd("compare", out, args);
+}
+
+struct files {
+	char dir[64], a[6][96], b[6][96], out[96];
+};
+
+static void files_init(struct files *self)
+{
+	int i;
+
+	snprintf(self->dir, sizeof(self->dir), "/tmp/bf-gate-XXXXXX");
+	if (!mkdtemp(self->dir))
+		abort();
+	for (i = 0; i < 6; i++) {
+		snprintf(self->a[i], sizeof(self->a[i]), "%s/a%d.trace",
+			 self->dir, i);
+		snprintf(self->b[i], sizeof(self->b[i]), "%s/b%d.trace",
+			 self->dir, i);
+	}
+	snprintf(self->out, sizeof(self->out), "%s/out", self->dir);
+}
+
+static void files_done(struct files *self)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+	if (system(cmd))
+		fprintf(stderr, "cannot remove %s\n", self->dir);
+}
+
+static void pair(struct files *self, const struct spec *sa,
+		 const struct spec *sb)
+{
+	write_trace(self->a[0], sa);
+	write_trace(self->b[0], sb);
+}
+
+#define GATE(name)							\
+	static void gate_##name(struct __test_metadata *_metadata,	\
+				struct files *self);			\
+	TEST(name)							\
+	{								\
+		struct files f;						\
+									\
+		files_init(&f);						\
+		gate_##name(_metadata, &f);				\
+		files_done(&f);						\
+	}								\
+	static void gate_##name(struct __test_metadata *_metadata,	\
+				struct files *self)
+
+GATE(same_configuration_no_regression)
+{
+	struct spec sb = base;
+	const char *args[] = { self->a[0], self->b[0], NULL };
+
+	sb.seed = 2;
+	sb.kernel = "6.12.2";
+	pair(self, &base, &sb);
+	EXPECT_EQ(0, run(self->out, args));
+	EXPECT_NE(NULL, strstr(slurp(self->out), "no regression"));
+}
+
+/* The case: every interval with errors, p99 ten times A's. */
+GATE(errors_and_latency_regress)
+{
+	struct spec sb = base;
+	const char *args[] = { self->a[0], self->b[0], NULL };
+	char *o;
+
+	sb.seed = 2;
+	sb.errors = 3;
+	sb.p99_us = 9000;
+	pair(self, &base, &sb);
+	EXPECT_EQ(1, run(self->out, args));
+	o = slurp(self->out);
+	EXPECT_NE(NULL, strstr(o, "p99 ")) TH_LOG("%s", o);
+	EXPECT_NE(NULL, strstr(o, "I/O errors 0 -> 120"));
+	EXPECT_NE(NULL, strstr(o, "verdict: regression"));
+	/* the error log by class */
+	EXPECT_NE(NULL, strstr(o, "timeout"));
+}
+
+GATE(resets_regress)
+{
+	struct spec sb = base;
+	const char *args[] = { self->a[0], self->b[0], NULL };
+
+	sb.seed = 2;
+	sb.resets = 2;
+	pair(self, &base, &sb);
+	EXPECT_EQ(1, run(self->out, args));
+	EXPECT_NE(NULL, strstr(slurp(self->out), "reset 0 -> 2"));
+}
+
+/* The setup of each side, from the trace headers. */
+GATE(header_shows_setup)
+{
+	struct spec sb = base;
+	const char *args[] = { self->a[0], self->b[0], NULL };
+	char *o;
+
+	sb.seed = 2;
+	sb.kernel = "6.13.0-rc1";
+	sb.quirks = "0bda:9210:u";
+	sb.driver = "usb-storage";
+	pair(self, &base, &sb);
+	run(self->out, args);
+	o = slurp(self->out);
+	EXPECT_NE(NULL, strstr(o, "6.12.1")) TH_LOG("%s", o);
+	EXPECT_NE(NULL, strstr(o, "6.13.0-rc1"));
+	EXPECT_NE(NULL, strstr(o, "0bda:9210"));
+	EXPECT_NE(NULL, strstr(o, "f001"));
+	EXPECT_NE(NULL, strstr(o, "1B6Q"));
+	EXPECT_NE(NULL, strstr(o, "0bda:9210:u"));
+	EXPECT_NE(NULL, strstr(o, "usb-storage"));
+}
+
+/* A read run against a write run, another block size: refused. */
+GATE(not_comparable_refused)
+{
+	struct spec sb = base;
+	const char *args[] = { self->a[0], self->b[0], NULL };
+	const char *forced[] = { self->a[0], self->b[0], "--force", NULL };
+
+	sb.seed = 2;
+	sb.op = "read";
+	sb.bs = 1048576;
+	pair(self, &base, &sb);
+	EXPECT_EQ(2, run(self->out, args));
+	EXPECT_NE(2, run(self->out, forced));
+}
+
+GATE(failed_b_regresses)
+{
+	struct spec sb = base;
+	const char *args[] = { self->a[0], self->b[0], NULL };
+	char *o;
+
+	sb.seed = 2;
+	sb.failed = true;
+	pair(self, &base, &sb);
+	EXPECT_EQ(1, run(self->out, args));
+	o = slurp(self->out);
+	EXPECT_NE(NULL, strstr(o, "failed")) TH_LOG("%s", o);
+	EXPECT_NE(NULL, strstr(o, "errno -5"));
+}
+
+GATE(cut_trace_read_to_last_line)
+{
+	struct spec sb = base;
+	const char *args[] = { self->a[0], self->b[0], NULL };
+
+	sb.seed = 2;
+	sb.cut = true;
+	pair(self, &base, &sb);
+	EXPECT_EQ(0, run(self->out, args));
+}
+
+GATE(unreadable_is_bad_input)
+{
+	const char *args[] = { self->a[0], "/nonexistent/b.trace", NULL };
+	const char *one[] = { self->a[0], NULL };
+
+	write_trace(self->a[0], &base);
+	EXPECT_EQ(2, run(self->out, args));
+	EXPECT_EQ(2, run(self->out, one));
+}
+
+/* Three runs a side: the spread between runs decides. */
+GATE(several_runs)
+{
+	const char *args[] = { self->a[0], self->a[1], self->a[2], "--",
+			       self->b[0], self->b[1], self->b[2], NULL };
+	const char *opts[] = { "-a", self->a[0], "-a", self->a[1],
+			       "-a", self->a[2], "-b", self->b[0],
+			       "-b", self->b[1], "-b", self->b[2], NULL };
+	struct spec s = base;
+	char *o;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		s.seed = 10 + i;
+		write_trace(self->a[i], &s);
+		s.seed = 20 + i;
+		write_trace(self->b[i], &s);
+	}
+	EXPECT_EQ(0, run(self->out, args));
+	EXPECT_EQ(0, run(self->out, opts));
+	/* B 20 % slower in every run: a regression */
+	s.mbps = 240;
+	for (i = 0; i < 3; i++) {
+		s.seed = 20 + i;
+		write_trace(self->b[i], &s);
+	}
+	EXPECT_EQ(1, run(self->out, args));
+	o = slurp(self->out);
+	EXPECT_NE(NULL, strstr(o, "floor")) TH_LOG("%s", o);
+	/* B 6 % slower, runs spread 30 %: inconclusive, with runs to settle */
+	for (i = 0; i < 3; i++) {
+		s = base;
+		s.seed = 10 + i;
+		s.mbps = 300 * (1 + 0.15 * (i - 1));
+		write_trace(self->a[i], &s);
+		s.seed = 20 + i;
+		s.mbps = 282 * (1 + 0.15 * (1 - i));
+		write_trace(self->b[i], &s);
+	}
+	EXPECT_EQ(3, run(self->out, args));
+	o = slurp(self->out);
+	EXPECT_NE(NULL, strstr(o, "verdict: inconclusive")) TH_LOG("%s", o);
+	EXPECT_NE(NULL, strstr(o, "runs per side would")) TH_LOG("%s", o);
+}
+
+GATE(email_within_72_columns)
+{
+	struct spec sb = base;
+	const char *args[] = { self->a[0], self->b[0], "--format", "email",
+			       NULL };
+	char *o, *line, *nl;
+
+	sb.seed = 2;
+	sb.resets = 1;
+	sb.errors = 1;
+	sb.kernel = "6.13.0-rc1-00042-gdeadbeef1234";
+	pair(self, &base, &sb);
+	EXPECT_EQ(1, run(self->out, args));
+	o = slurp(self->out);
+	EXPECT_NE(NULL, strstr(o, "6.13.0-rc1-00042-gdeadbeef1234"));
+	EXPECT_NE(NULL, strstr(o, "regression"));
+	for (line = o; *line; line = nl + 1) {
+		nl = strchrnul(line, '\n');
+		EXPECT_LE(nl - line, 72) TH_LOG("%.*s", (int)(nl - line), line);
+		if (!*nl)
+			break;
+	}
+}
+
+GATE(json_has_schema_and_verdict)
+{
+	struct spec sb = base;
+	const char *args[] = { self->a[0], self->b[0], "--json", NULL };
+	char *o;
+
+	sb.seed = 2;
+	sb.resets = 1;
+	pair(self, &base, &sb);
+	EXPECT_EQ(1, run(self->out, args));
+	o = slurp(self->out);
+	EXPECT_NE(NULL, strstr(o, "\"schema\":")) TH_LOG("%s", o);
+	EXPECT_NE(NULL, strstr(o, "\"verdict\":\"regression\""));
+	EXPECT_NE(NULL, strstr(o, "\"exit\":1"));
+}
+
+TEST_HARNESS_MAIN
