@@ -33,7 +33,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 kver=${HARNESS_KVER:-$(ls -d /lib/modules/*/build 2>/dev/null | awk -F/ '{ print $4 }' | sort -V | tail -1)}
 
-echo "TAP version 13"
+echo "KTAP version 1"
 echo "1..11"
 n=0 rc=0
 result() { # status description
@@ -164,11 +164,12 @@ BLKFLOOR_RIG_BREAK=agent,disk selftests/vm/run-vm.sh --kver "$kver" \
 	> "$tmp/broken" 2>&1
 st=$?
 diag "$(cat "$tmp/broken")"
-grep -q '^not ok 1 rig: .*no host agent port' "$tmp/broken" &&
-	grep -q '^not ok 1 rig: .*1 of 2 disks' "$tmp/broken"
+grep -qx 'not ok 1 rig' "$tmp/broken" &&
+	grep -q '^# rig fault: .*no host agent port' "$tmp/broken" &&
+	grep -q '^# rig fault: .*1 of 2 disks' "$tmp/broken"
 result $? "broken rig ($kver): the rig check fails (no agent port, 1 of 2 disks)"
-grep -qE '^not ok [0-9]+ cli/005 ' "$tmp/broken" &&
-	grep -qE '^not ok [0-9]+ model/004 ' "$tmp/broken" &&
+grep -qE '^not ok [0-9]+ cli/005$' "$tmp/broken" &&
+	grep -qE '^not ok [0-9]+ model/004$' "$tmp/broken" &&
 	grep -q 'rig fault: no emulated usb disk' "$tmp/broken" &&
 	grep -q 'rig fault: no host agent port' "$tmp/broken"
 result $? "broken rig: a test needing the missing disk and one needing the agent fail (not skip)"
