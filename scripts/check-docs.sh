@@ -115,7 +115,7 @@ commands=$("$cli" help 2>/dev/null | awk '/^Commands:/{c=1; next} c && /^  [a-z]
 nops=$(python3 -c 'import sys,yaml; print(len(yaml.safe_load(open(sys.argv[1]))["operations"]["list"]))' "$spec")
 ncmds=$(printf '%s\n' "$commands" | grep -c .)
 
-echo "TAP version 13"
+echo "KTAP version 1"
 echo "1..$(( ${#shown[@]} + ncmds + 3 + 1 ))"
 n=0 rc=0
 result() { # ok? description

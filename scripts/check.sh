@@ -65,7 +65,7 @@ suite() {
 # single NAME CMD...: one check as a one-test KTAP suite.
 single() {
 	local name=$1; shift
-	echo "TAP version 13"
+	echo "KTAP version 1"
 	echo "1..1"
 	local out rc
 	out=$("$@" 2>&1)

@@ -19,7 +19,7 @@ tests=("$@")
 inst=$top/build/kselftest/install
 col=drivers/block/blkfloor
 
-echo "TAP version 13"
+echo "KTAP version 1"
 echo "1..$(( ${#tests[@]} + 1 ))"
 if [ ! -x "$inst/run_kselftest.sh" ]; then
 	echo "not ok 1 the installed suite runs in a guest: no $inst (scripts/test-kselftest.sh)"

@@ -12,7 +12,7 @@ ksft=${KSFT:-$top/build/ksrc/tools/testing/selftests}
 tmp=$(mktemp -d /tmp/blkfloor-san.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-echo "TAP version 13"
+echo "KTAP version 1"
 if [ ! -f "$ksft/kselftest_harness.h" ]; then
 	echo "1..0 # SKIP no kselftest_harness.h under $ksft (make ksrc)"
 	exit 4

@@ -15,7 +15,7 @@ dev=/dev/nullb0
 n=0
 fail=0
 
-skip_all() { echo "TAP version 13"; echo "1..0 # SKIP $1"; exit 4; }
+skip_all() { echo "KTAP version 1"; echo "1..0 # SKIP $1"; exit 4; }
 
 [ "$(id -u)" = 0 ] || skip_all "needs root"
 [ -f "$top/build/ksrc/tools/net/ynl/cli.py" ] || skip_all "no build/ksrc (make ksrc)"
@@ -48,7 +48,7 @@ check() {
 	fi
 }
 
-echo "TAP version 13"
+echo "KTAP version 1"
 echo "1..6"
 check info_get 'r["version"] == "0.1.0"' y --do info-get
 check dev_caps 'r["caps"]["size"] > 0 and r["caps"]["logical-bs"] >= 512 and r["caps"]["disk-name"] == "nullb0"' \
@@ -56,8 +56,13 @@ check dev_caps 'r["caps"]["size"] > 0 and r["caps"]["logical-bs"] >= 512 and r["
 out=$(y --do run-start --json "{\"dev-path\": \"$dev\", \"op\": \"read\", \"bs\": 4096, \"qd\": 4, \"interval-ns\": 10000000, \"max-time-ns\": 100000000}" 2>&1)
 id=$(python3 -c "import json,sys; print(json.loads(sys.argv[1])['run-id'])" "$out" 2>/dev/null)
 n=$((n + 1))
-if [ -n "$id" ]; then echo "ok $n run_start id=$id"; else echo "not ok $n run_start"; echo "# $out"; fail=1; fi
-sleep 1
+[ -n "$id" ] && echo "# run_start: run id $id"
+if [ -n "$id" ]; then echo "ok $n run_start"; else echo "not ok $n run_start"; echo "# $out"; fail=1; fi
+# (the run lasts 100 ms: wait for it to end, 10 s at most)
+for _ in $(seq 100); do
+	y --do run-get --json "{\"run-id\": ${id:-0}}" 2>/dev/null | grep -q '"state": "done"' && break
+	sleep 0.1
+done
 check run_get 'r["run-id"] == '"${id:-0}"' and r["state"] == "done" and r["op"] == "read" and r["bytes"] > 0 and r["bs"] == 4096 and r["err-log"] == 16 and r["err-log-dropped"] == 0 and r["intervals"] >= 5' \
 	y --do run-get --json "{\"run-id\": ${id:-0}}"
 check interval_get_dump 'len(r) >= 5 and all(i["interval"]["bytes"] >= 0 for i in r) and sum(i["interval"]["bytes"] for i in r) > 0 and all(sum(b["count"] for b in i["interval"].get("hist", [])) == i["interval"]["ios"] for i in r) and any(i["interval"].get("hist") for i in r)' \
