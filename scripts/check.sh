@@ -13,7 +13,12 @@
 #      broken rig and a half-run suite must fail: scripts/test-harness.sh).
 #
 # Results are counted leaf by leaf, nested ones included, with every KTAP
-# plan checked (scripts/ktap-count.py).
+# plan checked (scripts/ktap-count.py). Then every log must read cleanly
+# with the kernel's own KTAP parser (tools/testing/kunit/kunit_parser.py,
+# scripts/ktap-parse-check.py), and every skip must be one that
+# selftests/skips-allowed lists for that kernel (scripts/skip-check.py):
+# in the rig a missing piece is a failure, not a skip. The end shows each
+# suite's time and the ten slowest guest tests.
 #
 # Each suite prints KTAP. CHECK_KERNELS="6.1.0-57-amd64 ..." overrides the
 # kernels; CHECK_TESTS="basic/* run/*" selects guest tests;
@@ -28,6 +33,7 @@ mkdir -p "$logdir"
 
 passed=0 failed=0 skipped=0
 failures=()
+logs=() wlogs=() times=()
 
 # count FILE SUITE: add up the KTAP results of one suite, nested ones
 # included, with its plans checked (scripts/ktap-count.py).
@@ -47,6 +53,8 @@ count() {
 
 # suite NAME CMD...: run CMD, tee its KTAP to the log, count it. A command
 # that fails without printing a "not ok" line counts as one failure.
+# SUITE_WHERE names the kernel a guest suite ran on (for the skip check;
+# default: host).
 suite() {
 	local name=$1 log rc start=$SECONDS; shift
 	log=$logdir/$(echo "$name" | tr ' /' '__').log
@@ -54,6 +62,9 @@ suite() {
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	echo "# ---- $name: exit $rc, $((SECONDS - start)) s"
+	logs+=("$log")
+	wlogs+=("${SUITE_WHERE:-host}:$log")
+	times+=("$((SECONDS - start)) $name")
 	local f0=$failed
 	count "$log" "$name"
 	if [ "$rc" != 0 ] && [ "$failed" = "$f0" ]; then
@@ -133,7 +144,7 @@ for kver in $CHECK_KERNELS; do
 		continue
 	fi
 	# shellcheck disable=SC2086
-	suite "guest $kver" selftests/vm/run-vm.sh --kver "$kver" \
+	SUITE_WHERE=$kver suite "guest $kver" selftests/vm/run-vm.sh --kver "$kver" \
 		--timeout "${CHECK_GUEST_TIMEOUT:-2400}" \
 		--usb 512M:discard --uas 512M:discard --nvme 64M -- \
 		selftests/run-guest.sh -t "${CHECK_TEST_TIMEOUT:-300}" ${CHECK_TESTS:-}
@@ -146,12 +157,25 @@ newest=$(printf '%s\n' $CHECK_KERNELS | sort -V | tail -1)
 if [ -n "$newest" ] && [ -f "build/$newest/blkfloor.ko" ] &&
    { [ -z "${CHECK_TESTS:-}" ] || [ -n "${CHECK_KSFT_TESTS:-}" ]; }; then
 	# shellcheck disable=SC2086
-	suite "kselftest install in a guest $newest" scripts/test-kselftest-guest.sh \
+	SUITE_WHERE=$newest suite "kselftest install in a guest $newest" scripts/test-kselftest-guest.sh \
 		"$newest" "$logdir/guest_$newest.log" ${CHECK_KSFT_TESTS:-}
 fi
 # The harness itself: a broken rig and a half-run suite fail.
 HARNESS_KVER=${newest:-none} suite "harness" scripts/test-harness.sh
 
+# What the kernel's tools read, and no green by skipping.
+suite "KTAP parser" python3 scripts/ktap-parse-check.py "${logs[@]}"
+suite "skips" python3 scripts/skip-check.py selftests/skips-allowed "${wlogs[@]}"
+
+echo
+echo "# time per suite (s):"
+printf '%s\n' "${times[@]}" | sort -rn | sed 's/^/#   /'
+echo "# the ten slowest guest tests (s):"
+for l in "$logdir"/guest_*.log; do
+	[ -f "$l" ] || continue
+	k=${l##*/guest_}
+	sed -n "s|^# \([a-z]*/[0-9]*\): took \([0-9]*\) s$|\2 \1 (${k%.log})|p" "$l"
+done | sort -rn | head -10 | sed 's/^/#   /'
 echo
 if [ ${#failures[@]} -gt 0 ]; then
 	echo "# failures:"
