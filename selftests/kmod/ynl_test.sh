@@ -15,7 +15,14 @@ dev=/dev/nullb0
 n=0
 fail=0
 
-skip_all() { echo "KTAP version 1"; echo "1..0 # SKIP $1"; exit 4; }
+# (in the QEMU rig everything is there: a missing piece is a failure)
+skip_all() {
+	echo "KTAP version 1"
+	if [ -n "${BLKFLOOR_VM_DIR:-}" ]; then
+		echo "# rig fault: $1"; echo "1..1"; echo "not ok 1 setup"; exit 1
+	fi
+	echo "1..0 # SKIP $1"; exit 4
+}
 
 [ "$(id -u)" = 0 ] || skip_all "needs root"
 [ -f "$top/build/ksrc/tools/net/ynl/cli.py" ] || skip_all "no build/ksrc (make ksrc)"
