@@ -20,6 +20,13 @@
 #     the kernel (default: the newest installed); "none" leaves this out;
 #   - a test that hangs: it fails, and the log says where it was blocked
 #     (run-guest.sh prints its tasks' kernel stacks before killing it);
+#     the kernel's KTAP parser (kunit_parser.py) reads that run's log
+#     without an error, and rejects a nested block whose "# Subtest:"
+#     comes before its "KTAP version 1";
+#   - a mostly-skipped rig run is red: in a (fake) rig, tests whose
+#     null_blk or command is missing fail instead of skipping, the same
+#     tests skip outside the rig, and a plain skip that
+#     selftests/skips-allowed does not list fails scripts/skip-check.py;
 #   - a guest whose kernel panics: the run fails with the panic in the
 #     log, at once (not at the guest's timeout), and the command ran with
 #     panic_on_warn set;
@@ -34,7 +41,7 @@ trap 'rm -rf "$tmp"' EXIT
 kver=${HARNESS_KVER:-$(ls -d /lib/modules/*/build 2>/dev/null | awk -F/ '{ print $4 }' | sort -V | tail -1)}
 
 echo "KTAP version 1"
-echo "1..11"
+echo "1..14"
 n=0 rc=0
 result() { # status description
 	n=$((n + 1))
@@ -147,6 +154,46 @@ printf '%s\n' "$out" > "$tmp/hang"
 	grep -qE '^#   task [0-9]+ \(.*\) state [A-Z], waiting in ' "$tmp/hang" &&
 	grep -qE '^#   blkfloor: ' "$tmp/hang"
 result $? "a test that hangs fails, with its tasks' kernel stacks in the log, and the suite goes on"
+
+out=$(python3 scripts/ktap-parse-check.py "$tmp/hang" 2>&1)
+st=$?
+printf 'KTAP version 1\n1..1\n  # Subtest: x/001\n  KTAP version 1\n  1..1\n  ok 1 a\nok 1 x/001 the description (3s)\n' > "$tmp/oldktap"
+out2=$(python3 scripts/ktap-parse-check.py "$tmp/oldktap" 2>&1)
+st2=$?
+diag "$out" "$out2"
+[ $st = 0 ] && [ $st2 != 0 ] && printf '%s\n' "$out2" | grep -q 'CRASHED'
+result $? "kunit_parser.py reads run-guest.sh's log (a timeout included) cleanly and rejects a nested block that names itself before its KTAP version line"
+
+# A rig run where most of what the rig should have is missing: a fake rig
+# (BLKFLOOR_VM_DIR set, no agent), modprobe that finds nothing, tests from
+# lib.sh's helpers.
+mkdir -p "$suite/tests/y" "$suite/bin"
+cp selftests/lib.sh "$suite/"
+printf '#!/bin/sh\nexit 1\n' > "$suite/bin/modprobe"
+for t in "001 nullb_create nb0 size=1" "002 require_cmd no-such-command-here" \
+	 "003 require_rig_disk uas" "004 skip \"some reason nobody listed\""; do
+	printf '#!/bin/bash\n# SPDX-License-Identifier: GPL-2.0\n# %s\n. "$(dirname "$0")/../../lib.sh"\n%s\n' \
+		"${t#* }" "${t#* }" > "$suite/tests/y/${t%% *}"
+done
+printf '#!/bin/bash\n# SPDX-License-Identifier: GPL-2.0\n# passes\nexit 0\n' > "$suite/tests/y/005"
+chmod +x "$suite/bin/modprobe" "$suite/tests/y/"*
+PATH=$suite/bin:$PATH BLKFLOOR_VM_DIR=$suite BLKFLOOR_RIG= TMPDIR=$suite \
+	"$suite/run-guest.sh" -t 30 'y/*' > "$tmp/skiprig" 2>&1
+st=$?
+env -u BLKFLOOR_VM_DIR PATH="$suite/bin:$PATH" TMPDIR=$suite \
+	"$suite/run-guest.sh" -t 30 'y/*' > "$tmp/skipout" 2>&1
+diag "$(cat "$tmp/skiprig")" "$(cat "$tmp/skipout")"
+out=$(python3 scripts/skip-check.py selftests/skips-allowed \
+	"$(uname -r):$tmp/skiprig" 2>&1)
+st2=$?
+diag "$out"
+[ $st != 0 ] && grep -qx 'not ok 2 y/001' "$tmp/skiprig" &&
+	grep -qx 'not ok 3 y/002' "$tmp/skiprig" && grep -qx 'not ok 4 y/003' "$tmp/skiprig" &&
+	grep -q '^ok 1 y/001 # SKIP null_blk is not available' "$tmp/skipout" &&
+	grep -q '^ok 2 y/002 # SKIP no-such-command-here is not installed' "$tmp/skipout"
+result $? "in the rig a missing null_blk, command or disk fails the test; outside the rig it skips"
+[ $st2 != 0 ] && printf '%s\n' "$out" | grep -q 'y/004 skipped, not allowed'
+result $? "a skip that selftests/skips-allowed does not list fails make check (scripts/skip-check.py)"
 
 if [ "$kver" = none ] || [ ! -f "build/$kver/blkfloor.ko" ]; then
 	n=$((n + 5))
