@@ -8,9 +8,11 @@
 #      installing, the kselftest target (scripts/test-kselftest.sh);
 #   2. for each Debian kernel (6.1 and 6.12): the module built once with
 #      W=1 and sparse (C=1), warning-free; then the guest selftests in QEMU;
-#   3. on the newest kernel: the installed kselftest suite in a guest,
-#      result for result against step 2's; the harness's own test (a
-#      broken rig and a half-run suite must fail: scripts/test-harness.sh).
+#   3. the installed kselftest suite, run in the newest kernel's guest
+#      after its selftests, result for result against them; tests of the
+#      CLI alone (selftests/newest-kernel-only) run on the newest kernel
+#      only; the harness's own test (a broken rig and a half-run suite
+#      must fail: scripts/test-harness.sh).
 #
 # Results are counted leaf by leaf, nested ones included, with every KTAP
 # plan checked (scripts/ktap-count.py). Then every log must read cleanly
@@ -133,6 +135,25 @@ if ! make -s -C selftests >"$logdir/selftests-build.log" 2>&1; then
 	failures+=("selftests: C programs do not build")
 	failed=$((failed + 1))
 fi
+newest=$(printf '%s\n' $CHECK_KERNELS | sort -V | tail -1)
+# The installed kselftest suite runs in the newest kernel's guest, after
+# run-guest.sh, its output in a shared directory (no third boot). (With
+# CHECK_TESTS, only when CHECK_KSFT_TESTS names tests that ran.)
+ksft=0
+if [ -n "$newest" ] && { [ -z "${CHECK_TESTS:-}" ] || [ -n "${CHECK_KSFT_TESTS:-}" ]; }; then
+	ksft=1
+fi
+ksftdir=$logdir/ksft
+# Tests of the CLI alone (selftests/newest-kernel-only) run on the newest
+# kernel only: the other kernel's guest runs every other test.
+older_tests=()
+if [ -z "${CHECK_TESTS:-}" ]; then
+	for t in selftests/tests/*/[0-9][0-9][0-9]; do
+		t=${t#selftests/tests/}
+		grep -qx "$t" <(sed 's/[[:space:]]*#.*//; /^$/d' selftests/newest-kernel-only) ||
+			older_tests+=("$t")
+	done
+fi
 for kver in $CHECK_KERNELS; do
 	# (one build: W=1 with sparse over every file, C=1)
 	suite "build $kver W=1 C=1" single "module builds warning-free with W=1 and sparse (C=1) on $kver" \
@@ -142,22 +163,29 @@ for kver in $CHECK_KERNELS; do
 		failed=$((failed + 1))
 		continue
 	fi
+	sel=${CHECK_TESTS:-}
+	[ "$kver" = "$newest" ] || [ -n "$sel" ] || sel=${older_tests[*]}
+	share=() then=
+	if [ "$kver" = "$newest" ] && [ $ksft = 1 ]; then
+		rm -rf "$ksftdir"
+		mkdir -p "$ksftdir"
+		share=(--share "$ksftdir")
+		# shellcheck disable=SC2086
+		then="; rc=\$?; { $(scripts/test-kselftest-guest.sh --command ${CHECK_KSFT_TESTS:-}); } > $ksftdir/raw 2>&1; exit \$rc"
+	fi
 	# shellcheck disable=SC2086
 	SUITE_WHERE=$kver suite "guest $kver" selftests/vm/run-vm.sh --kver "$kver" \
-		--timeout "${CHECK_GUEST_TIMEOUT:-2400}" \
+		--timeout "${CHECK_GUEST_TIMEOUT:-2400}" "${share[@]}" \
 		--usb 512M:discard --uas 512M:discard --nvme 64M -- \
-		selftests/run-guest.sh -t "${CHECK_TEST_TIMEOUT:-300}" ${CHECK_TESTS:-}
+		selftests/run-guest.sh -t "${CHECK_TEST_TIMEOUT:-300}" $sel "$then"
 done
 
-# The installed kselftest suite in a guest of the newest kernel: the same
-# results as that kernel's run above (CHECK_KSFT_TESTS="GROUP/NNN ...").
-newest=$(printf '%s\n' $CHECK_KERNELS | sort -V | tail -1)
-# (With CHECK_TESTS, only when CHECK_KSFT_TESTS names tests that ran.)
-if [ -n "$newest" ] && [ -f "build/$newest/blkfloor.ko" ] &&
-   { [ -z "${CHECK_TESTS:-}" ] || [ -n "${CHECK_KSFT_TESTS:-}" ]; }; then
+# The installed kselftest suite, run in the newest kernel's guest above:
+# the same results as that kernel's run (CHECK_KSFT_TESTS="GROUP/NNN ...").
+if [ $ksft = 1 ] && [ -f "build/$newest/blkfloor.ko" ]; then
 	# shellcheck disable=SC2086
 	SUITE_WHERE=$newest suite "kselftest install in a guest $newest" scripts/test-kselftest-guest.sh \
-		"$newest" "$logdir/guest_$newest.log" ${CHECK_KSFT_TESTS:-}
+		--from "$ksftdir/raw" "$newest" "$logdir/guest_$newest.log" ${CHECK_KSFT_TESTS:-}
 fi
 # The harness itself: a broken rig and a half-run suite fail.
 HARNESS_KVER=${newest:-none} suite "harness" scripts/test-harness.sh
