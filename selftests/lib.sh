@@ -42,6 +42,17 @@ diag() { printf '# %s\n' "$*"; }
 fail() { diag "FAIL: $*" >&2; exit $KSFT_FAIL; }
 skip() { diag "SKIP: $*" >&2; exit $KSFT_SKIP; }
 
+# skip_part NAME REASON: a part of the test (NAME, one word, e.g. io.max)
+# is not run here, for REASON; the rest of the test goes on. It prints
+# "# SKIP part NAME: REASON": run-guest.sh then reports a passing test as a
+# nested KTAP block, its own checks as one result and each skipped part as
+# a "# SKIP" result (GROUP/NNN:NAME), so the skip is counted and judged by
+# selftests/skips-allowed like any other, not hidden in a plain pass.
+skip_part() {
+	local name=$1; shift
+	diag "SKIP part $name: $*"
+}
+
 # in_rig: true inside the QEMU test rig (selftests/vm/run-vm.sh).
 in_rig() { [ -n "${BLKFLOOR_VM_DIR:-}" ]; }
 # rig_fault MSG: what the rig should have provided is missing: a failure

@@ -82,10 +82,23 @@ for p in "${nomatch[@]}"; do
 	failed=1
 done
 
-# show OUTPUT: a test's output as diagnostics, or, when it is a KTAP
-# document of its own (a plan line), as a nested subtest.
+# show OUTPUT ID RC: a test's output as diagnostics, or, when it is a KTAP
+# document of its own (a plan line), as a nested subtest; or, when it
+# passed with parts skipped (lib.sh's skip_part: "# SKIP part NAME:
+# REASON" lines), as a nested subtest of its own checks and a "# SKIP"
+# result per skipped part.
 show() {
-	if printf '%s\n' "$1" | grep -qE '^1\.\.[0-9]+( #.*)?$'; then
+	local parts
+	parts=$(printf '%s\n' "$1" | sed -n 's/^# SKIP part \([^ :]*\): \(.*\)$/\1 \2/p')
+	if [ "$3" = 0 ] && [ -n "$parts" ] &&
+	   ! printf '%s\n' "$1" | grep -qE '^1\.\.[0-9]+( #.*)?$'; then
+		printf '%s\n' "$1" | sed 's/^/# /'
+		echo "  KTAP version 1"
+		echo "  # Subtest: $2"
+		echo "  1..$(( 1 + $(printf '%s\n' "$parts" | wc -l) ))"
+		echo "  ok 1 checks"
+		printf '%s\n' "$parts" | awk '{ r = $0; sub(/^[^ ]* /, "", r); printf "  ok %d %s # SKIP %s\n", NR + 1, $1, r }'
+	elif printf '%s\n' "$1" | grep -qE '^1\.\.[0-9]+( #.*)?$'; then
 		# (the version line first, then the name: kunit_parser.py)
 		echo "  KTAP version 1"
 		echo "  # Subtest: $2"
@@ -225,7 +238,7 @@ for t in "${tests[@]}"; do
 	run "$t" "$tout" 2>/dev/null
 	rc=$?
 	out=$tout_text
-	show "$out" "$id"
+	show "$out" "$id" "$rc"
 	if [ $rc = 124 ]; then
 		echo "# timed out after ${timeout}s; then:"
 		printf '%s\n' "$tdiag" | sed 's/^/#   /'
