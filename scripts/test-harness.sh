@@ -233,16 +233,18 @@ diag "$(cat "$tmp/broken")"
 grep -qx 'not ok 1 rig' "$tmp/broken" &&
 	grep -q '^# rig fault: .*no host agent port' "$tmp/broken" &&
 	grep -q '^# rig fault: .*1 of 2 disks' "$tmp/broken"
+st0=$?
 diag "broken rig on $kver"
-result $? "${boots[0]}"
+result $st0 "${boots[0]}"
 grep -qE '^not ok [0-9]+ cli/005$' "$tmp/broken" &&
 	grep -qE '^not ok [0-9]+ model/004$' "$tmp/broken" &&
 	grep -q 'rig fault: no emulated usb disk' "$tmp/broken" &&
 	grep -q 'rig fault: no host agent port' "$tmp/broken"
 result $? "${boots[1]}"
 [ $st != 0 ] && [ "$(counts "$tmp/broken" | awk '{ print $2 }')" -ge 3 ]
+st0=$?
 diag "broken rig: exit $st"
-result $? "${boots[2]}"
+result $st0 "${boots[2]}"
 
 # sysrq c: a NULL dereference in the kernel, an oops, a panic (oops=panic).
 start=$SECONDS
@@ -256,8 +258,9 @@ diag "$(cat "$tmp/panic")"
 	grep -qx 'panic_on_warn=1' "$tmp/panic" &&
 	grep -q 'Kernel panic' "$tmp/panic" && grep -q 'sysrq' "$tmp/panic" &&
 	grep -q '^run-vm: the guest kernel panicked' "$tmp/panic"
+st0=$?
 diag "panic: exit $st after $((SECONDS - start)) s"
-result $? "${boots[3]}"
+result $st0 "${boots[3]}"
 
 # A first boot that panics before the command (no init): booted again,
 # said so, and the command runs; the panic above (after the command
@@ -270,8 +273,9 @@ diag "$(cat "$tmp/boot")"
 	grep -q '^run-vm: the guest .* crashed while booting, before the command started; booting again' "$tmp/boot" &&
 	grep -q 'Kernel panic' "$tmp/boot" &&
 	! grep -q 'booting again' "$tmp/panic"
+st0=$?
 diag "crash while booting: exit $st"
-result $? "${boots[4]}"
+result $st0 "${boots[4]}"
 
 # A first boot that hangs silently (waiting for ever for its root device;
 # seen once on the debug kernel under load: nothing after the firmware for
@@ -284,7 +288,8 @@ st=$?
 diag "$(cat "$tmp/boothang")"
 [ $st = 0 ] && grep -q '^command-ran' "$tmp/boothang" &&
 	grep -q '^run-vm: the guest .* hung while booting: no command started in 60s; booting again' "$tmp/boothang"
+st0=$?
 diag "hang while booting: exit $st after $((SECONDS - start)) s"
-result $? "${boots[5]}"
+result $st0 "${boots[5]}"
 [ $rc = 0 ] && echo "$righash" > "$stamp"
 exit $rc
