@@ -26,7 +26,8 @@ DESTDIR	?=
 MODDIR	?= $(KROOT)/$(KVER)/extra
 BUILD	:= $(CURDIR)/build
 
-# The kernel sources we take kselftest headers, checkpatch and ynl from.
+# The kernel sources we take kselftest headers, checkpatch, ynl and the
+# KTAP parser (kunit_parser.py, the judge of every make check log) from.
 KSRC_TAR := /usr/src/linux-source-6.12.tar.xz
 KSRC	 := $(BUILD)/ksrc
 
@@ -48,8 +49,8 @@ nlgen:
 	@scripts/nlgen.sh
 
 # (the stamp's name changes when the list does)
-ksrc: $(KSRC)/.stamp-3
-$(KSRC)/.stamp-3: | $(KSRC_TAR)
+ksrc: $(KSRC)/.stamp-4
+$(KSRC)/.stamp-4: | $(KSRC_TAR)
 	@mkdir -p $(KSRC)
 	tar -xf $(KSRC_TAR) -C $(KSRC) --strip-components=1 --wildcards \
 		'*/tools/testing/selftests/kselftest.h' \
@@ -58,6 +59,8 @@ $(KSRC)/.stamp-3: | $(KSRC_TAR)
 		'*/tools/testing/selftests/lib.mk' \
 		'*/tools/testing/selftests/run_kselftest.sh' \
 		'*/tools/testing/selftests/kselftest/*' \
+		'*/tools/testing/kunit/kunit_parser.py' \
+		'*/tools/testing/kunit/kunit_printer.py' \
 		'*/scripts/subarch.include' \
 		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
 		'*/scripts/const_structs.checkpatch' '*/tools/net/ynl' \

@@ -115,8 +115,8 @@ commands=$("$cli" help 2>/dev/null | awk '/^Commands:/{c=1; next} c && /^  [a-z]
 nops=$(python3 -c 'import sys,yaml; print(len(yaml.safe_load(open(sys.argv[1]))["operations"]["list"]))' "$spec")
 ncmds=$(printf '%s\n' "$commands" | grep -c .)
 
-echo "TAP version 13"
-echo "1..$(( ${#shown[@]} + ncmds + 3 + 1 ))"
+echo "KTAP version 1"
+echo "1..$(( 1 + ncmds + 3 + 1 ))"
 n=0 rc=0
 result() { # ok? description
 	n=$((n + 1))
@@ -129,6 +129,9 @@ if [ -z "$commands" ]; then
 fi
 
 # ---- every command line shown --------------------------------------------
+# (one result for all of them: each line is only parsed against a device
+# that does not exist, and 56 such parses are one check, not 56 passes)
+badlines=0
 for entry in "${shown[@]}"; do
 	where=${entry%%$'\t'*}
 	line=${entry#*$'\t'}
@@ -137,7 +140,7 @@ for entry in "${shown[@]}"; do
 	bad=0
 	if ! grep -qx -- "$cmd" <<<"$commands"; then
 		diag "$where: no command '$cmd' in '$line'"
-		result 1 "$where blkfloor $cmd: command exists"
+		badlines=$((badlines + 1))
 		continue
 	fi
 	help=$("$cli" "$cmd" --help 2>&1)
@@ -178,8 +181,11 @@ for entry in "${shown[@]}"; do
 		fi
 		;;
 	esac
-	result $bad "$where $line"
+	[ $bad = 0 ] || { diag "$where: $line: bad"; badlines=$((badlines + 1)); }
 done
+diag "${#shown[@]} command lines shown in ${docs[*]}, $badlines bad"
+result "$([ ${#shown[@]} -gt 0 ] && [ $badlines = 0 ] && echo 0 || echo 1)" \
+	"every command line the docs show names a command, options its --help lists, and parses"
 
 # ---- every command documented ----------------------------------------------
 for cmd in $commands; do

@@ -6,14 +6,21 @@
 #   1. host: unit tests of the CLI and the classifier, drive-model tests,
 #      static checks (checkpatch --strict, the YNL spec against the header);
 #      installing, the kselftest target (scripts/test-kselftest.sh);
-#   2. for each Debian kernel (6.1 and 6.12): the module built with W=1 and
-#      with sparse (C=1), warning-free; then the guest selftests in QEMU;
-#   3. on the newest kernel: the installed kselftest suite in a guest,
-#      result for result against step 2's; the harness's own test (a
-#      broken rig and a half-run suite must fail: scripts/test-harness.sh).
+#   2. for each Debian kernel (6.1 and 6.12): the module built once with
+#      W=1 and sparse (C=1), warning-free; then the guest selftests in QEMU;
+#   3. the installed kselftest suite, run in the newest kernel's guest
+#      after its selftests, result for result against them; tests of the
+#      CLI alone (selftests/newest-kernel-only) run on the newest kernel
+#      only; the harness's own test (a broken rig and a half-run suite
+#      must fail: scripts/test-harness.sh).
 #
 # Results are counted leaf by leaf, nested ones included, with every KTAP
-# plan checked (scripts/ktap-count.py).
+# plan checked (scripts/ktap-count.py). Then every log must read cleanly
+# with the kernel's own KTAP parser (tools/testing/kunit/kunit_parser.py,
+# scripts/ktap-parse-check.py), and every skip must be one that
+# selftests/skips-allowed lists for that kernel (scripts/skip-check.py):
+# in the rig a missing piece is a failure, not a skip. The end shows each
+# suite's time and the ten slowest guest tests.
 #
 # Each suite prints KTAP. CHECK_KERNELS="6.1.0-57-amd64 ..." overrides the
 # kernels; CHECK_TESTS="basic/* run/*" selects guest tests;
@@ -28,6 +35,7 @@ mkdir -p "$logdir"
 
 passed=0 failed=0 skipped=0
 failures=()
+logs=() wlogs=() times=()
 
 # count FILE SUITE: add up the KTAP results of one suite, nested ones
 # included, with its plans checked (scripts/ktap-count.py).
@@ -47,6 +55,8 @@ count() {
 
 # suite NAME CMD...: run CMD, tee its KTAP to the log, count it. A command
 # that fails without printing a "not ok" line counts as one failure.
+# SUITE_WHERE names the kernel a guest suite ran on (for the skip check;
+# default: host).
 suite() {
 	local name=$1 log rc start=$SECONDS; shift
 	log=$logdir/$(echo "$name" | tr ' /' '__').log
@@ -54,6 +64,9 @@ suite() {
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	echo "# ---- $name: exit $rc, $((SECONDS - start)) s"
+	logs+=("$log")
+	wlogs+=("${SUITE_WHERE:-host}:$log")
+	times+=("$((SECONDS - start)) $name")
 	local f0=$failed
 	count "$log" "$name"
 	if [ "$rc" != 0 ] && [ "$failed" = "$f0" ]; then
@@ -65,7 +78,7 @@ suite() {
 # single NAME CMD...: one check as a one-test KTAP suite.
 single() {
 	local name=$1; shift
-	echo "TAP version 13"
+	echo "KTAP version 1"
 	echo "1..1"
 	local out rc
 	out=$("$@" 2>&1)
@@ -122,36 +135,74 @@ if ! make -s -C selftests >"$logdir/selftests-build.log" 2>&1; then
 	failures+=("selftests: C programs do not build")
 	failed=$((failed + 1))
 fi
+newest=$(printf '%s\n' $CHECK_KERNELS | sort -V | tail -1)
+# The installed kselftest suite runs in the newest kernel's guest, after
+# run-guest.sh, its output in a shared directory (no third boot). (With
+# CHECK_TESTS, only when CHECK_KSFT_TESTS names tests that ran.)
+ksft=0
+if [ -n "$newest" ] && { [ -z "${CHECK_TESTS:-}" ] || [ -n "${CHECK_KSFT_TESTS:-}" ]; }; then
+	ksft=1
+fi
+ksftdir=$logdir/ksft
+# Tests of the CLI alone (selftests/newest-kernel-only) run on the newest
+# kernel only: the other kernel's guest runs every other test.
+older_tests=()
+if [ -z "${CHECK_TESTS:-}" ]; then
+	for t in selftests/tests/*/[0-9][0-9][0-9]; do
+		t=${t#selftests/tests/}
+		grep -qx "$t" <(sed 's/[[:space:]]*#.*//; /^$/d' selftests/newest-kernel-only) ||
+			older_tests+=("$t")
+	done
+fi
 for kver in $CHECK_KERNELS; do
-	suite "build $kver W=1" single "module builds with W=1 on $kver" \
-		scripts/build-module.sh "$kver"
-	suite "sparse $kver" single "module is sparse-clean (C=1) on $kver" \
+	# (one build: W=1 with sparse over every file, C=1)
+	suite "build $kver W=1 C=1" single "module builds warning-free with W=1 and sparse (C=1) on $kver" \
 		scripts/build-module.sh "$kver" C=1
 	if [ ! -f "build/$kver/blkfloor.ko" ]; then
 		failures+=("$kver: no module, guest tests not run")
 		failed=$((failed + 1))
 		continue
 	fi
+	sel=${CHECK_TESTS:-}
+	[ "$kver" = "$newest" ] || [ -n "$sel" ] || sel=${older_tests[*]}
+	share=() then=
+	if [ "$kver" = "$newest" ] && [ $ksft = 1 ]; then
+		rm -rf "$ksftdir"
+		mkdir -p "$ksftdir"
+		share=(--share "$ksftdir")
+		# shellcheck disable=SC2086
+		then="; rc=\$?; { $(scripts/test-kselftest-guest.sh --command ${CHECK_KSFT_TESTS:-}); } > $ksftdir/raw 2>&1; exit \$rc"
+	fi
 	# shellcheck disable=SC2086
-	suite "guest $kver" selftests/vm/run-vm.sh --kver "$kver" \
-		--timeout "${CHECK_GUEST_TIMEOUT:-2400}" \
+	SUITE_WHERE=$kver suite "guest $kver" selftests/vm/run-vm.sh --kver "$kver" \
+		--timeout "${CHECK_GUEST_TIMEOUT:-2400}" "${share[@]}" \
 		--usb 512M:discard --uas 512M:discard --nvme 64M -- \
-		selftests/run-guest.sh -t "${CHECK_TEST_TIMEOUT:-300}" ${CHECK_TESTS:-}
+		selftests/run-guest.sh -t "${CHECK_TEST_TIMEOUT:-300}" $sel "$then"
 done
 
-# The installed kselftest suite in a guest of the newest kernel: the same
-# results as that kernel's run above (CHECK_KSFT_TESTS="GROUP/NNN ...").
-newest=$(printf '%s\n' $CHECK_KERNELS | sort -V | tail -1)
-# (With CHECK_TESTS, only when CHECK_KSFT_TESTS names tests that ran.)
-if [ -n "$newest" ] && [ -f "build/$newest/blkfloor.ko" ] &&
-   { [ -z "${CHECK_TESTS:-}" ] || [ -n "${CHECK_KSFT_TESTS:-}" ]; }; then
+# The installed kselftest suite, run in the newest kernel's guest above:
+# the same results as that kernel's run (CHECK_KSFT_TESTS="GROUP/NNN ...").
+if [ $ksft = 1 ] && [ -f "build/$newest/blkfloor.ko" ]; then
 	# shellcheck disable=SC2086
-	suite "kselftest install in a guest $newest" scripts/test-kselftest-guest.sh \
-		"$newest" "$logdir/guest_$newest.log" ${CHECK_KSFT_TESTS:-}
+	SUITE_WHERE=$newest suite "kselftest install in a guest $newest" scripts/test-kselftest-guest.sh \
+		--from "$ksftdir/raw" "$newest" "$logdir/guest_$newest.log" ${CHECK_KSFT_TESTS:-}
 fi
 # The harness itself: a broken rig and a half-run suite fail.
 HARNESS_KVER=${newest:-none} suite "harness" scripts/test-harness.sh
 
+# What the kernel's tools read, and no green by skipping.
+suite "KTAP parser" python3 scripts/ktap-parse-check.py "${logs[@]}"
+suite "skips" python3 scripts/skip-check.py selftests/skips-allowed "${wlogs[@]}"
+
+echo
+echo "# time per suite (s):"
+printf '%s\n' "${times[@]}" | sort -rn | sed 's/^/#   /'
+echo "# the ten slowest guest tests (s):"
+for l in "$logdir"/guest_*.log; do
+	[ -f "$l" ] || continue
+	k=${l##*/guest_}
+	sed -n "s|^# \([a-z]*/[0-9]*\): took \([0-9]*\) s$|\2 \1 (${k%.log})|p" "$l"
+done | sort -rn | head -10 | sed 's/^/#   /'
 echo
 if [ ${#failures[@]} -gt 0 ]; then
 	echo "# failures:"

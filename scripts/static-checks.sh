@@ -10,7 +10,7 @@ cp=build/ksrc/scripts/checkpatch.pl
 files=(kmod/*.c kmod/*.h include/uapi/linux/*.h)
 spec=Documentation/netlink/specs/blkfloor.yaml
 checks=$((${#files[@]} + 4))
-echo "TAP version 13"
+echo "KTAP version 1"
 echo "1..$checks"
 n=0 rc=0
 result() { # ok? name

@@ -20,6 +20,13 @@
 #     the kernel (default: the newest installed); "none" leaves this out;
 #   - a test that hangs: it fails, and the log says where it was blocked
 #     (run-guest.sh prints its tasks' kernel stacks before killing it);
+#     the kernel's KTAP parser (kunit_parser.py) reads that run's log
+#     without an error, and rejects a nested block whose "# Subtest:"
+#     comes before its "KTAP version 1";
+#   - a mostly-skipped rig run is red: in a (fake) rig, tests whose
+#     null_blk or command is missing fail instead of skipping, the same
+#     tests skip outside the rig, and a plain skip that
+#     selftests/skips-allowed does not list fails scripts/skip-check.py;
 #   - a guest whose kernel panics: the run fails with the panic in the
 #     log, at once (not at the guest's timeout), and the command ran with
 #     panic_on_warn set;
@@ -33,8 +40,8 @@ trap 'rm -rf "$tmp"' EXIT
 
 kver=${HARNESS_KVER:-$(ls -d /lib/modules/*/build 2>/dev/null | awk -F/ '{ print $4 }' | sort -V | tail -1)}
 
-echo "TAP version 13"
-echo "1..11"
+echo "KTAP version 1"
+echo "1..14"
 n=0 rc=0
 result() { # status description
 	n=$((n + 1))
@@ -148,15 +155,74 @@ printf '%s\n' "$out" > "$tmp/hang"
 	grep -qE '^#   blkfloor: ' "$tmp/hang"
 result $? "a test that hangs fails, with its tasks' kernel stacks in the log, and the suite goes on"
 
+out=$(python3 scripts/ktap-parse-check.py "$tmp/hang" 2>&1)
+st=$?
+printf 'KTAP version 1\n1..1\n  # Subtest: x/001\n  KTAP version 1\n  1..1\n  ok 1 a\nok 1 x/001 the description (3s)\n' > "$tmp/oldktap"
+out2=$(python3 scripts/ktap-parse-check.py "$tmp/oldktap" 2>&1)
+st2=$?
+diag "$out" "$out2"
+[ $st = 0 ] && [ $st2 != 0 ] && printf '%s\n' "$out2" | grep -q 'CRASHED'
+result $? "kunit_parser.py reads run-guest.sh's log (a timeout included) cleanly and rejects a nested block that names itself before its KTAP version line"
+
+# A rig run where most of what the rig should have is missing: a fake rig
+# (BLKFLOOR_VM_DIR set, no agent), modprobe that finds nothing, tests from
+# lib.sh's helpers.
+mkdir -p "$suite/tests/y" "$suite/bin"
+cp selftests/lib.sh "$suite/"
+printf '#!/bin/sh\nexit 1\n' > "$suite/bin/modprobe"
+for t in "001 nullb_create nb0 size=1" "002 require_cmd no-such-command-here" \
+	 "003 require_rig_disk uas" "004 skip \"some reason nobody listed\""; do
+	printf '#!/bin/bash\n# SPDX-License-Identifier: GPL-2.0\n# %s\n. "$(dirname "$0")/../../lib.sh"\n%s\n' \
+		"${t#* }" "${t#* }" > "$suite/tests/y/${t%% *}"
+done
+printf '#!/bin/bash\n# SPDX-License-Identifier: GPL-2.0\n# passes\nexit 0\n' > "$suite/tests/y/005"
+chmod +x "$suite/bin/modprobe" "$suite/tests/y/"*
+PATH=$suite/bin:$PATH BLKFLOOR_VM_DIR=$suite BLKFLOOR_RIG= TMPDIR=$suite \
+	"$suite/run-guest.sh" -t 30 'y/*' > "$tmp/skiprig" 2>&1
+st=$?
+env -u BLKFLOOR_VM_DIR PATH="$suite/bin:$PATH" TMPDIR=$suite \
+	"$suite/run-guest.sh" -t 30 'y/*' > "$tmp/skipout" 2>&1
+diag "$(cat "$tmp/skiprig")" "$(cat "$tmp/skipout")"
+out=$(python3 scripts/skip-check.py selftests/skips-allowed \
+	"$(uname -r):$tmp/skiprig" 2>&1)
+st2=$?
+diag "$out"
+[ $st != 0 ] && grep -qx 'not ok 2 y/001' "$tmp/skiprig" &&
+	grep -qx 'not ok 3 y/002' "$tmp/skiprig" && grep -qx 'not ok 4 y/003' "$tmp/skiprig" &&
+	grep -q '^ok 1 y/001 # SKIP null_blk is not available' "$tmp/skipout" &&
+	grep -q '^ok 2 y/002 # SKIP no-such-command-here is not installed' "$tmp/skipout"
+result $? "in the rig a missing null_blk, command or disk fails the test; outside the rig it skips"
+[ $st2 != 0 ] && printf '%s\n' "$out" | grep -q 'y/004 skipped, not allowed'
+result $? "a skip that selftests/skips-allowed does not list fails make check (scripts/skip-check.py)"
+
+boots=("broken rig: the rig check fails (no agent port, 1 of 2 disks)"
+       "broken rig: a test needing the missing disk and one needing the agent fail (not skip)"
+       "broken rig: the run exits non-zero and counts 3 failures"
+       "a guest kernel panic fails the run at once, the panic in the log; panic_on_warn was set"
+       "a guest that crashes while booting, before the command, is booted once more and says so"
+       "a guest that hangs while booting, before the command, is booted once more and says so")
+# The guest boots below test the rig (run-vm.sh, guest-init, rigctl.py,
+# run-guest.sh, lib.sh's rig checks) and the kernel, nothing else: they
+# run only when one of those changed since they last all passed (the hash
+# in build/harness-rig.pass; HARNESS_FORCE=1 runs them anyway).
+righash=$( { echo "$kver"; cat selftests/vm/* selftests/run-guest.sh selftests/lib.sh \
+	selftests/tests/cli/005 selftests/tests/model/004 "$0"; } 2>/dev/null | sha256sum | cut -c1-16)
+stamp=build/harness-rig.pass
+if [ "$kver" != none ] && [ -z "${HARNESS_FORCE:-}" ] &&
+   [ "$(cat "$stamp" 2>/dev/null)" = "$righash" ]; then
+	why="rig unchanged since these passed (rig hash $righash, $stamp)"
+	for d in "${boots[@]}"; do
+		n=$((n + 1))
+		echo "ok $n $d # SKIP $why"
+	done
+	exit $rc
+fi
+rm -f "$stamp"
 if [ "$kver" = none ] || [ ! -f "build/$kver/blkfloor.ko" ]; then
-	n=$((n + 5))
-	echo "ok $((n - 4)) broken rig: the rig check fails # SKIP no module built for ${kver:-any kernel}"
-	echo "ok $((n - 3)) broken rig: tests needing the missing disk and the agent fail # SKIP no module"
-	echo "ok $((n - 2)) broken rig: the run exits non-zero # SKIP no module"
-	echo "ok $((n - 1)) a guest kernel panic fails the run # SKIP no module"
-	echo "ok $n a guest that crashes while booting is booted once more # SKIP no module"
-	n=$((n + 1))
-	echo "ok $n a guest that hangs while booting is booted once more # SKIP no module"
+	for d in "${boots[@]}"; do
+		n=$((n + 1))
+		echo "ok $n $d # SKIP no module built for ${kver:-any kernel}"
+	done
 	exit $rc
 fi
 BLKFLOOR_RIG_BREAK=agent,disk selftests/vm/run-vm.sh --kver "$kver" \
@@ -164,16 +230,21 @@ BLKFLOOR_RIG_BREAK=agent,disk selftests/vm/run-vm.sh --kver "$kver" \
 	> "$tmp/broken" 2>&1
 st=$?
 diag "$(cat "$tmp/broken")"
-grep -q '^not ok 1 rig: .*no host agent port' "$tmp/broken" &&
-	grep -q '^not ok 1 rig: .*1 of 2 disks' "$tmp/broken"
-result $? "broken rig ($kver): the rig check fails (no agent port, 1 of 2 disks)"
-grep -qE '^not ok [0-9]+ cli/005 ' "$tmp/broken" &&
-	grep -qE '^not ok [0-9]+ model/004 ' "$tmp/broken" &&
+grep -qx 'not ok 1 rig' "$tmp/broken" &&
+	grep -q '^# rig fault: .*no host agent port' "$tmp/broken" &&
+	grep -q '^# rig fault: .*1 of 2 disks' "$tmp/broken"
+st0=$?
+diag "broken rig on $kver"
+result $st0 "${boots[0]}"
+grep -qE '^not ok [0-9]+ cli/005$' "$tmp/broken" &&
+	grep -qE '^not ok [0-9]+ model/004$' "$tmp/broken" &&
 	grep -q 'rig fault: no emulated usb disk' "$tmp/broken" &&
 	grep -q 'rig fault: no host agent port' "$tmp/broken"
-result $? "broken rig: a test needing the missing disk and one needing the agent fail (not skip)"
+result $? "${boots[1]}"
 [ $st != 0 ] && [ "$(counts "$tmp/broken" | awk '{ print $2 }')" -ge 3 ]
-result $? "broken rig: the run exits non-zero ($st) and counts 3 failures"
+st0=$?
+diag "broken rig: exit $st"
+result $st0 "${boots[2]}"
 
 # sysrq c: a NULL dereference in the kernel, an oops, a panic (oops=panic).
 start=$SECONDS
@@ -187,7 +258,9 @@ diag "$(cat "$tmp/panic")"
 	grep -qx 'panic_on_warn=1' "$tmp/panic" &&
 	grep -q 'Kernel panic' "$tmp/panic" && grep -q 'sysrq' "$tmp/panic" &&
 	grep -q '^run-vm: the guest kernel panicked' "$tmp/panic"
-result $? "a guest kernel panic fails the run at once ($st after $((SECONDS - start)) s), the panic in the log; panic_on_warn was set"
+st0=$?
+diag "panic: exit $st after $((SECONDS - start)) s"
+result $st0 "${boots[3]}"
 
 # A first boot that panics before the command (no init): booted again,
 # said so, and the command runs; the panic above (after the command
@@ -200,7 +273,9 @@ diag "$(cat "$tmp/boot")"
 	grep -q '^run-vm: the guest .* crashed while booting, before the command started; booting again' "$tmp/boot" &&
 	grep -q 'Kernel panic' "$tmp/boot" &&
 	! grep -q 'booting again' "$tmp/panic"
-result $? "a guest that crashes while booting, before the command, is booted once more and says so ($st)"
+st0=$?
+diag "crash while booting: exit $st"
+result $st0 "${boots[4]}"
 
 # A first boot that hangs silently (waiting for ever for its root device;
 # seen once on the debug kernel under load: nothing after the firmware for
@@ -213,5 +288,8 @@ st=$?
 diag "$(cat "$tmp/boothang")"
 [ $st = 0 ] && grep -q '^command-ran' "$tmp/boothang" &&
 	grep -q '^run-vm: the guest .* hung while booting: no command started in 60s; booting again' "$tmp/boothang"
-result $? "a guest that hangs while booting, before the command, is booted once more and says so ($st after $((SECONDS - start)) s)"
+st0=$?
+diag "hang while booting: exit $st after $((SECONDS - start)) s"
+result $st0 "${boots[5]}"
+[ $rc = 0 ] && echo "$righash" > "$stamp"
 exit $rc

@@ -50,7 +50,7 @@ copy() {
 	return 0
 }
 
-echo "TAP version 13"
+echo "KTAP version 1"
 echo "1..$(( ${#kernels[@]} * 7 + 5 ))"
 n=0 rc=0
 result() { # ok? description

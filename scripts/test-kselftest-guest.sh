@@ -9,41 +9,71 @@
 # quick set that covers the nested harness, both USB disks and null_blk)
 # from the installed copy, with nothing of the checkout in its
 # environment: each test's result (pass, skip, fail) must equal LOG's.
+#
+# test-kselftest-guest.sh --command [TEST...]: print the guest command
+# that runs the installed suite, to run it in a guest booted for something
+# else (make check runs it in the newest kernel's guest, after run-guest.sh,
+# with its output in a shared directory: no third boot);
+# test-kselftest-guest.sh --from RAW KVER LOG [TEST...]: compare that
+# command's output, RAW, with LOG instead of booting a guest.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
+inst=$top/build/kselftest/install
+col=drivers/block/blkfloor
+default_tests=(basic/001 abi/001 cli/001 cli/005 run/003)
+# ksft_command TEST...: the guest's shell command.
+ksft_command() {
+	local args=() t
+	for t in "$@"; do args+=(-t "$col:${t/\//-}"); done
+	# (| cat: kselftest's runner appends each test's output to
+	# /dev/stdout, which cannot be opened a second time when it is the
+	# guest's virtio port: the output was lost.)
+	echo "cd / && env -u BLKFLOOR_TOP PATH=$top/user:\$PATH $inst/run_kselftest.sh ${args[*]} 2>&1 | cat"
+}
+if [ "${1:-}" = --command ]; then
+	shift
+	tests=("$@")
+	[ ${#tests[@]} -gt 0 ] || tests=("${default_tests[@]}")
+	ksft_command "${tests[@]}"
+	exit 0
+fi
+from=
+[ "${1:-}" = --from ] && { from=$2; shift 2; }
 kver=$1 main=$2
 shift 2
 tests=("$@")
-[ ${#tests[@]} -gt 0 ] || tests=(basic/001 abi/001 cli/001 cli/005 run/003)
-inst=$top/build/kselftest/install
-col=drivers/block/blkfloor
+[ ${#tests[@]} -gt 0 ] || tests=("${default_tests[@]}")
 
-echo "TAP version 13"
+echo "KTAP version 1"
 echo "1..$(( ${#tests[@]} + 1 ))"
 if [ ! -x "$inst/run_kselftest.sh" ]; then
-	echo "not ok 1 the installed suite runs in a guest: no $inst (scripts/test-kselftest.sh)"
-	for i in "${!tests[@]}"; do echo "not ok $((i + 2)) ${tests[$i]}: not run"; done
+	echo "# no $inst (scripts/test-kselftest.sh): the installed suite did not run"
+	echo "not ok 1 installed suite runs"
+	for i in "${!tests[@]}"; do echo "not ok $((i + 2)) ${tests[$i]}"; done
 	exit 1
 fi
-args=()
-for t in "${tests[@]}"; do args+=(-t "$col:${t/\//-}"); done
-log=$top/build/check/kselftest-guest.raw
-# (| cat: kselftest's runner appends each test's output to /dev/stdout,
-# which cannot be opened a second time when it is the guest's virtio port:
-# the output was lost.)
-selftests/vm/run-vm.sh --kver "$kver" --timeout 1800 \
-	--usb 512M:discard --uas 512M:discard -- \
-	"cd / && env -u BLKFLOOR_TOP PATH=$top/user:\$PATH $inst/run_kselftest.sh ${args[*]} 2>&1 | cat" \
-	> "$log" 2>&1
-st=$?
+if [ -n "$from" ]; then
+	log=$from
+	# (the guest ran it after run-guest.sh; its status is not kept)
+	st=0
+	[ -s "$log" ] || st=1
+else
+	log=$top/build/check/kselftest-guest.raw
+	selftests/vm/run-vm.sh --kver "$kver" --timeout 1800 \
+		--usb 512M:discard --uas 512M:discard -- \
+		"$(ksft_command "${tests[@]}")" > "$log" 2>&1
+	st=$?
+fi
 sed 's/^/# /' "$log"
 rc=0
+echo "# the installed suite in a guest of $kver: run_kselftest.sh exit $st"
 if [ $st != 0 ] && ! grep -qE '^(not )?ok [0-9]+ selftests: ' "$log"; then
-	echo "not ok 1 the installed suite runs in a guest ($kver): exit $st, no result"
+	echo "# no result from the installed suite"
+	echo "not ok 1 installed suite runs"
 	rc=1
 else
-	echo "ok 1 the installed suite runs in a guest ($kver): run_kselftest.sh exit $st"
+	echo "ok 1 installed suite runs"
 fi
 # status LINE: pass, skip or fail
 status() {
@@ -57,12 +87,13 @@ status() {
 n=1
 for t in "${tests[@]}"; do
 	n=$((n + 1))
-	a=$(status "$(grep -E "^(not )?ok [0-9]+ $t " "$main" | tail -1)")
+	a=$(status "$(grep -E "^(not )?ok [0-9]+ $t( |$)" "$main" | tail -1)")
 	b=$(status "$(grep -E "^(not )?ok [0-9]+ selftests: $col: ${t/\//-}( |$)" "$log" | tail -1)")
+	echo "# $t: $a in make check's run, $b in the installed suite"
 	if [ "$a" = "$b" ] && [ "$a" != missing ]; then
-		echo "ok $n $t: $a in make check's run and in the installed suite"
+		echo "ok $n $t"
 	else
-		echo "not ok $n $t: $a in make check's run, $b in the installed suite"
+		echo "not ok $n $t"
 		rc=1
 	fi
 done

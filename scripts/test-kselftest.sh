@@ -28,7 +28,7 @@ tree=$out/linux
 inst=$out/install
 target=drivers/block/blkfloor
 
-echo "TAP version 13"
+echo "KTAP version 1"
 echo "1..6"
 n=0 rc=0
 result() { # status description

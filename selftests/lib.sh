@@ -42,10 +42,24 @@ diag() { printf '# %s\n' "$*"; }
 fail() { diag "FAIL: $*" >&2; exit $KSFT_FAIL; }
 skip() { diag "SKIP: $*" >&2; exit $KSFT_SKIP; }
 
+# skip_part NAME REASON: a part of the test (NAME, one word, e.g. io.max)
+# is not run here, for REASON; the rest of the test goes on. It prints
+# "# SKIP part NAME: REASON": run-guest.sh then reports a passing test as a
+# nested KTAP block, its own checks as one result and each skipped part as
+# a "# SKIP" result (GROUP/NNN:NAME), so the skip is counted and judged by
+# selftests/skips-allowed like any other, not hidden in a plain pass.
+skip_part() {
+	local name=$1; shift
+	diag "SKIP part $name: $*"
+}
+
 # in_rig: true inside the QEMU test rig (selftests/vm/run-vm.sh).
 in_rig() { [ -n "${BLKFLOOR_VM_DIR:-}" ]; }
 # rig_fault MSG: what the rig should have provided is missing: a failure
 # in the rig (a broken rig never passes as a skip), a skip outside it.
+# Use it, not skip, for anything the rig has (null_blk, scsi_debug, dm,
+# cgroup2, badblocks, headers, a command, an emulated disk): in the rig
+# make check fails on any skip that selftests/skips-allowed does not list.
 rig_fault() {
 	in_rig && fail "rig fault: $*"
 	skip "$*"
@@ -89,10 +103,17 @@ have_ynl() {
 	return 1
 }
 
-# require_guest: what every test needs: root and the CLI. (The name is
-# historical: tests that only make their own devices run anywhere.)
+# require_guest: what every test needs: root, the CLI and the module.
+# (The name is historical: tests that only make their own devices run
+# anywhere.) Outside the rig the tests run against the installed blkfloor
+# (module through modprobe, CLI in $PATH); where it is not installed every
+# test skips with the one reason "blkfloor is not installed".
 require_guest() {
 	[ "$(id -u)" = 0 ] || skip "needs root"
+	if ! in_rig && { [ -z "$BLKFLOOR" ] || [ ! -x "$BLKFLOOR" ] ||
+	     { [ ! -d /sys/module/blkfloor ] && ! modinfo blkfloor >/dev/null 2>&1; }; }; then
+		skip "blkfloor is not installed (no blkfloor module for $(uname -r) or no blkfloor CLI in PATH): make install"
+	fi
 	[ -n "$BLKFLOOR" ] && [ -x "$BLKFLOOR" ] ||
 		rig_fault "no blkfloor CLI (make -C user, or install it, or set BLKFLOOR=)"
 	return 0
@@ -126,8 +147,10 @@ require_fast_kernel() {
 	return 0
 }
 
+# require_cmd CMD: CMD is installed; the rig has every command a test
+# uses, so in the rig a missing one is a rig fault (a failure).
 require_cmd() {
-	command -v "$1" >/dev/null || skip "$1 is not installed"
+	command -v "$1" >/dev/null || rig_fault "$1 is not installed"
 }
 
 # Load blkfloor (installed into the guest by run-vm.sh) if it is not.
@@ -218,7 +241,7 @@ runs_running() {
 nullb_create() {
 	local name=$1 kv; shift
 	if [ ! -d /sys/kernel/config/nullb ]; then
-		modprobe null_blk nr_devices=0 || skip "null_blk is not available"
+		modprobe null_blk nr_devices=0 || rig_fault "null_blk is not available"
 		mountpoint -q /sys/kernel/config ||
 			mount -t configfs configfs /sys/kernel/config
 	fi

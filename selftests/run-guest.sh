@@ -7,7 +7,16 @@
 # Inside the QEMU rig, a first result checks the rig itself (the host
 # agent's port, every disk run-vm.sh attached). A test that prints its own
 # KTAP (abi/001, the kselftest harness) has its results nested as a
-# subtest, indented by two spaces. Exits non-zero if anything failed.
+# subtest, indented by two spaces.
+#
+# The KTAP is what the kernel's tools/testing/kunit/kunit_parser.py reads
+# without an error (make check runs it on every log): "KTAP version 1"
+# throughout, a nested block opens with its version line, then "# Subtest:
+# GROUP/NNN" and its plan; every result line carries only the test's
+# stable name (GROUP/NNN, "rig"), with a "# SKIP" or "# TIMEOUT"
+# directive; the description, exit status and time go on "#" lines before
+# it ("# GROUP/NNN: took N s" for every test). Exits non-zero if anything
+# failed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 timeout=300
@@ -43,7 +52,7 @@ fi
 rigcheck=0
 [ -n "${BLKFLOOR_VM_DIR:-}" ] && rigcheck=1
 
-echo "TAP version 13"
+echo "KTAP version 1"
 echo "# blkfloor selftests on $(uname -r)"
 echo "1..$(( rigcheck + ${#nomatch[@]} + ${#tests[@]} ))"
 n=0 failed=0
@@ -58,26 +67,43 @@ if [ $rigcheck = 1 ]; then
 	[ "$have" -ge "${BLKFLOOR_RIG_DISKS:-0}" ] || [[ $bad == *" disks appeared"* ]] ||
 		bad="${bad:+$bad; }$have of ${BLKFLOOR_RIG_DISKS} disks"
 	if [ -z "$bad" ]; then
-		echo "ok $n rig: host agent port, $have of ${BLKFLOOR_RIG_DISKS:-0} disks"
+		echo "# rig: host agent port, $have of ${BLKFLOOR_RIG_DISKS:-0} disks"
+		echo "ok $n rig"
 	else
 		echo "# rig fault: $bad"
-		echo "not ok $n rig: $bad"
+		echo "not ok $n rig"
 		failed=1
 	fi
 fi
 for p in "${nomatch[@]}"; do
 	n=$((n + 1))
-	echo "not ok $n pattern '$p' selects no test"
+	echo "# pattern '$p' selects no test"
+	echo "not ok $n pattern $p"
 	failed=1
 done
 
-# show OUTPUT: a test's output as diagnostics, or, when it is a KTAP
-# document of its own (a plan line), as a nested subtest.
+# show OUTPUT ID RC: a test's output as diagnostics, or, when it is a KTAP
+# document of its own (a plan line), as a nested subtest; or, when it
+# passed with parts skipped (lib.sh's skip_part: "# SKIP part NAME:
+# REASON" lines), as a nested subtest of its own checks and a "# SKIP"
+# result per skipped part.
 show() {
-	if printf '%s\n' "$1" | grep -qE '^1\.\.[0-9]+$'; then
+	local parts
+	parts=$(printf '%s\n' "$1" | sed -n 's/^# SKIP part \([^ :]*\): \(.*\)$/\1 \2/p')
+	if [ "$3" = 0 ] && [ -n "$parts" ] &&
+	   ! printf '%s\n' "$1" | grep -qE '^1\.\.[0-9]+( #.*)?$'; then
+		printf '%s\n' "$1" | sed 's/^/# /'
+		echo "  KTAP version 1"
+		echo "  # Subtest: $2"
+		echo "  1..$(( 1 + $(printf '%s\n' "$parts" | wc -l) ))"
+		echo "  ok 1 checks"
+		printf '%s\n' "$parts" | awk '{ r = $0; sub(/^[^ ]* /, "", r); printf "  ok %d %s # SKIP %s\n", NR + 1, $1, r }'
+	elif printf '%s\n' "$1" | grep -qE '^1\.\.[0-9]+( #.*)?$'; then
+		# (the version line first, then the name: kunit_parser.py)
+		echo "  KTAP version 1"
 		echo "  # Subtest: $2"
 		printf '%s\n' "$1" | awk '
-			/^TAP version/ { print "  KTAP version 1"; next }
+			/^K?TAP version/ { next }
 			/^(1\.\.[0-9]+|(not )?ok [0-9]+)/ { print "  " $0; next }
 			/^#/ { print "  " $0; next }
 			{ print "  # " $0 }'
@@ -207,21 +233,24 @@ for t in "${tests[@]}"; do
 	id=${t#"$here"/tests/}
 	id=${id%.sh}
 	desc=$(sed -n '3s/^# *//p' "$t")
+	echo "# $id: $desc"
 	start=$SECONDS
 	run "$t" "$tout" 2>/dev/null
 	rc=$?
 	out=$tout_text
-	show "$out" "$id"
+	show "$out" "$id" "$rc"
 	if [ $rc = 124 ]; then
 		echo "# timed out after ${timeout}s; then:"
 		printf '%s\n' "$tdiag" | sed 's/^/#   /'
 	fi
-	took="($((SECONDS - start))s)"
+	echo "# $id: took $((SECONDS - start)) s"
 	case $rc in
-	0) echo "ok $n $id $desc $took" ;;
+	0) echo "ok $n $id" ;;
 	4) reason=$(printf '%s\n' "$out" | sed -n 's/^# SKIP: //p' | tail -1)
-	   echo "ok $n $id $desc # SKIP ${reason:-skipped}" ;;
-	*) echo "not ok $n $id $desc (exit $rc) $took"; failed=1 ;;
+	   echo "ok $n $id # SKIP ${reason:-skipped}" ;;
+	124) echo "not ok $n $id # TIMEOUT ${timeout} s"; failed=1 ;;
+	*) echo "# $id: exit $rc"
+	   echo "not ok $n $id"; failed=1 ;;
 	esac
 done
 exit $failed

@@ -60,7 +60,7 @@ def report(tmp):
 
 
 def main():
-    print("TAP version 13")
+    print("KTAP version 1")
     print("1..4")
     with tempfile.TemporaryDirectory() as tmp:
         build(tmp)

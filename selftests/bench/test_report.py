@@ -71,7 +71,7 @@ def row(text, first):
 
 
 def main():
-    print("TAP version 13")
+    print("KTAP version 1")
     print("1..6")
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "r.jsonl")

@@ -34,7 +34,7 @@ def check(ok, name, diag=''):
 
 
 def skip(why):
-    print('TAP version 13\n1..0 # SKIP ' + why)
+    print('KTAP version 1\n1..0 # SKIP ' + why)
     sys.exit(4)
 
 
@@ -124,7 +124,7 @@ if __name__ == '__main__':
         main()
     except subprocess.CalledProcessError as e:
         check(False, 'compile_or_run', (e.stderr or '')[-500:])
-    print('TAP version 13')
+    print('KTAP version 1')
     print('1..%d' % len(results))
     for i, (ok, name, diag) in enumerate(results, 1):
         print('%s %d %s' % ('ok' if ok else 'not ok', i, name))

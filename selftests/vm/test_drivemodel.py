@@ -803,7 +803,7 @@ def run_ktap():
     suite = unittest.defaultTestLoader.loadTestsFromModule(
         sys.modules[__name__])
     out = sys.stdout
-    out.write('TAP version 13\n')
+    out.write('KTAP version 1\n')
     out.write(f'1..{suite.countTestCases()}\n')
     res = KtapResult(out)
     suite.run(res)
