@@ -9,7 +9,9 @@
 
 #include "classify.h"
 #include "cli.h"
+#include "experiment.h"
 #include "fit.h"
+#include "realdrive.h"
 #include "steady.h"
 #include "traceout.h"
 #include "units.h"
@@ -279,7 +281,7 @@ static int fill_stats(const struct bf_run_result *res, struct fill_stats *fs)
 	return 0;
 }
 
-enum wcmd { W_SUSTAIN, W_FILL, W_BURST };
+enum wcmd { W_SUSTAIN, W_FILL, W_BURST, W_DIAGNOSE };
 
 /* sustain's default stop: the floor after a step holds (steady.c) */
 struct floor_watch {
@@ -341,6 +343,55 @@ static void json_stop(struct bf_json *j, const struct bf_opts *o,
 	bf_json_obj_close(j);
 }
 
+/*
+ * After a sustained write to the floor: the experiments (experiment.c) on
+ * the same region, their evidence weighed into @rep (kept in @dg, which
+ * must outlive @rep's printing). Returns EXIT_OK or EXIT_FAIL.
+ */
+static int diagnose(struct bf_ctx *c, const struct bf_opts *o,
+		    struct bf_report *rep, uint64_t start, uint64_t len,
+		    uint64_t pos, struct bf_diag *dg)
+{
+	struct bf_realdrive rd;
+	struct bf_diag_cfg cfg;
+	struct bf_drive drv;
+	char line[600], b[32], t[32];
+	size_t i;
+	int ret;
+
+	memset(dg, 0, sizeof(*dg));
+	if (!rep->nsteps || !(rep->peak_mbps > 1.1 * rep->floor_mbps)) {
+		if (c->trace)
+			bf_tracer_note(c->trace, "experiment",
+				       "none: no step to probe (nothing to confirm)");
+		if (!o->quiet && !o->json)
+			fprintf(stderr, "diagnose: no step to probe: no experiment run\n");
+		return EXIT_OK;
+	}
+	bf_realdrive_init(&rd, c, o, start, len, pos, c->trace, &drv);
+	bf_diag_cfg_init(&cfg, rep->peak_mbps, rep->floor_mbps,
+			 rep->has_step ? rep->cache_bytes : 0);
+	cfg.trim = o->trim;
+	if (o->trim && !c->caps.discard_max && !o->quiet && !o->json)
+		fprintf(stderr, "diagnose: --trim: TRIM does not reach this drive (the kernel reports no discard support): no TRIM retest\n");
+	ret = bf_diagnose(&drv, &cfg, dg);
+	if (ret) {
+		fprintf(stderr, "blkfloor: diagnose: the experiments failed: %s\n",
+			strerror(-ret));
+		return EXIT_FAIL;
+	}
+	bf_report_apply_evidence(rep, dg->ev, dg->nev);
+	for (i = 0; c->trace && i < dg->nev; i++) {
+		bf_fmt_si_bytes(b, sizeof(b), dg->ev[i].bytes);
+		bf_fmt_secs(t, sizeof(t), dg->ev[i].secs);
+		snprintf(line, sizeof(line), "%s: %s; cost %s, %s; effect: %s",
+			 bf_exp_name(dg->ev[i].kind), dg->ev[i].result, b, t,
+			 dg->ev[i].effect);
+		bf_tracer_note(c->trace, "experiment", line);
+	}
+	return EXIT_OK;
+}
+
 static int write_profile(int argc, char **argv, enum wcmd kind)
 {
 	struct bf_report rep;
@@ -353,6 +404,7 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 	struct bf_ctx c;
 	char err[160], a[BF_FMT_LEN], b[BF_FMT_LEN], said[400] = "";
 	struct floor_watch fw = { 0 };
+	struct bf_diag dg = { 0 };
 	uint64_t allowed = WRITE_OPTS;
 	bool classified = false;
 	uint64_t len;
@@ -372,7 +424,12 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 	if (kind == W_FILL)
 		allowed = (allowed & ~BF_OPT(SIZE)) | BF_OPT(PERCENT);
 	if (kind == W_SUSTAIN)
-		allowed |= BF_OPT(UNTIL);
+		allowed |= BF_OPT(UNTIL) | BF_OPT(DIAGNOSE) | BF_OPT(TRIM);
+	if (kind == W_DIAGNOSE) {
+		allowed |= BF_OPT(UNTIL) | BF_OPT(TRIM);
+		o.diagnose = true;
+		kind = W_SUSTAIN;
+	}
 	if (bf_opts_parse(&o, argc, argv, allowed, 1, 1, err, sizeof(err)))
 		return bf_usage(argv[0], err);
 	if (bf_ctx_open(&c, o.pos[0]))
@@ -453,6 +510,11 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 		else if (!bf_classify(ser.s, ser.n, &rep))
 			classified = true;
 	}
+	if (kind == W_SUSTAIN && o.diagnose && classified && ret == EXIT_OK)
+		ret = diagnose(&c, &o, &rep, o.offset, len,
+			       o.offset + res.info.bytes, &dg);
+	else if (kind == W_SUSTAIN && o.diagnose && !o.quiet && !o.json)
+		fprintf(stderr, "diagnose: the sustained write did not give a curve to probe: no experiment run\n");
 	if (kind == W_FILL && fill_stats(&res, &fs))
 		ret = EXIT_FAIL;
 
@@ -548,6 +610,11 @@ static int do_burst(int argc, char **argv)
 	return write_profile(argc, argv, W_BURST);
 }
 
+static int do_diagnose(int argc, char **argv)
+{
+	return write_profile(argc, argv, W_DIAGNOSE);
+}
+
 #define WRITE_HELP_OPTS \
 	"  --bs SIZE         bytes per request (default 128KiB)\n" \
 	"  --qd N            requests in flight (default 32)\n" \
@@ -585,6 +652,8 @@ BLKFLOOR_COMMAND(sustain, "DEV --yes-destroy-data [options]", do_sustain,
 	"                    10 %) and an eighth of the cache was written past\n"
 	"                    it; a drive with no step is written to the end;\n"
 	"                    full: the whole region; SIZE (100GB) or TIME (30m)\n"
+	"  --diagnose        then run the experiments (see blkfloor diagnose)\n"
+	"  --trim            with --diagnose: the TRIM retest too\n"
 	UNOWNED_HELP
 	WRITE_HELP_OPTS);
 
@@ -598,4 +667,27 @@ BLKFLOOR_COMMAND(burst, "DEV --yes-destroy-data [options]", do_burst,
 	"A short sequential write burst: peak and mean rate.\n"
 	"  --size SIZE       bytes to write (default 8GiB, capped to the device)\n"
 	"  --no-own          keep running if this command dies\n"
+	WRITE_HELP_OPTS);
+
+BLKFLOOR_COMMAND(diagnose, "DEV --yes-destroy-data [options]", do_diagnose,
+	"Ask the drive for the cause of its floor: sustain, then experiments.\n"
+	"After a sustained write to the floor (as sustain, --until floor by\n"
+	"default), runs on the same region:\n"
+	"  idle recovery  idle gaps of 10, 60 and 240 s, each followed by a\n"
+	"                 write until the floor is back: the bytes at the high\n"
+	"                 rate give a refill rate per idle minute, or none;\n"
+	"  cool-down      the longest gap again, the write capped below the\n"
+	"                 high rate: a cache relapses after the same bytes,\n"
+	"                 heat after far more (temperature shown where read);\n"
+	"  TRIM retest    with --trim, where discard reaches the drive:\n"
+	"                 discard the region, idle, write: back near the peak\n"
+	"                 for far more than idle gave is a starved FTL.\n"
+	"Each experiment's result, cost and effect on the verdict is printed,\n"
+	"in the JSON evidence list and as # experiment: lines in the trace. A\n"
+	"cause an experiment confirms is reported with high confidence; the\n"
+	"shape alone is capped at 0.7. Costs minutes of idle time and writes.\n"
+	"  --trim            discard the region and write it again (destroys\n"
+	"                    its data like the rest; needs discard support)\n"
+	"  --until, --size   as for sustain\n"
+	UNOWNED_HELP
 	WRITE_HELP_OPTS);
