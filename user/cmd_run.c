@@ -372,6 +372,13 @@ static int diagnose(struct bf_ctx *c, const struct bf_opts *o,
 	bf_diag_cfg_init(&cfg, rep->peak_mbps, rep->floor_mbps,
 			 rep->has_step ? rep->cache_bytes : 0);
 	cfg.trim = o->trim;
+	if (o->ngaps) {
+		memcpy(cfg.gaps_s, o->gaps_s, o->ngaps * sizeof(o->gaps_s[0]));
+		cfg.ngaps = o->ngaps;
+	}
+	/* the floor is back after three intervals under the threshold */
+	cfg.hold_s = 3 * (o->interval_ns ? o->interval_ns :
+			  BLKFLOOR_INTERVAL_DEFAULT_NS) / 1e9;
 	if (o->trim && !c->caps.discard_max && !o->quiet && !o->json)
 		fprintf(stderr, "diagnose: --trim: TRIM does not reach this drive (the kernel reports no discard support): no TRIM retest\n");
 	ret = bf_diagnose(&drv, &cfg, dg);
@@ -424,9 +431,10 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 	if (kind == W_FILL)
 		allowed = (allowed & ~BF_OPT(SIZE)) | BF_OPT(PERCENT);
 	if (kind == W_SUSTAIN)
-		allowed |= BF_OPT(UNTIL) | BF_OPT(DIAGNOSE) | BF_OPT(TRIM);
+		allowed |= BF_OPT(UNTIL) | BF_OPT(DIAGNOSE) | BF_OPT(TRIM) |
+			   BF_OPT(GAPS);
 	if (kind == W_DIAGNOSE) {
-		allowed |= BF_OPT(UNTIL) | BF_OPT(TRIM);
+		allowed |= BF_OPT(UNTIL) | BF_OPT(TRIM) | BF_OPT(GAPS);
 		o.diagnose = true;
 		kind = W_SUSTAIN;
 	}
@@ -653,7 +661,7 @@ BLKFLOOR_COMMAND(sustain, "DEV --yes-destroy-data [options]", do_sustain,
 	"                    it; a drive with no step is written to the end;\n"
 	"                    full: the whole region; SIZE (100GB) or TIME (30m)\n"
 	"  --diagnose        then run the experiments (see blkfloor diagnose)\n"
-	"  --trim            with --diagnose: the TRIM retest too\n"
+	"  --trim, --gaps    with --diagnose: as for blkfloor diagnose\n"
 	UNOWNED_HELP
 	WRITE_HELP_OPTS);
 
@@ -686,6 +694,7 @@ BLKFLOOR_COMMAND(diagnose, "DEV --yes-destroy-data [options]", do_diagnose,
 	"in the JSON evidence list and as # experiment: lines in the trace. A\n"
 	"cause an experiment confirms is reported with high confidence; the\n"
 	"shape alone is capped at 0.7. Costs minutes of idle time and writes.\n"
+	"  --gaps LIST       the idle gaps, growing (default 10s,60s,4m)\n"
 	"  --trim            discard the region and write it again (destroys\n"
 	"                    its data like the rest; needs discard support)\n"
 	"  --until, --size   as for sustain\n"

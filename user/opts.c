@@ -52,6 +52,7 @@ static const struct optdef optdefs[] = {
 	{ "until", BF_O_UNTIL, true },
 	{ "diagnose", BF_O_DIAGNOSE, false },
 	{ "trim", BF_O_TRIM, false },
+	{ "gaps", BF_O_GAPS, true },
 };
 
 static const struct {
@@ -234,6 +235,31 @@ int bf_parse_until(const char *s, struct bf_opts *o)
 	return -EINVAL;
 }
 
+int bf_parse_gaps(const char *s, struct bf_opts *o)
+{
+	char buf[160], *tok, *save = NULL;
+	double g[BF_MAX_GAPS];
+	unsigned int n = 0;
+	uint64_t ns;
+
+	if (snprintf(buf, sizeof(buf), "%s", s) >= (int)sizeof(buf))
+		return -EINVAL;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (n == BF_MAX_GAPS || bf_parse_duration(tok, &ns) || !ns)
+			return -EINVAL;
+		g[n] = ns / 1e9;
+		if (n && g[n] <= g[n - 1])
+			return -EINVAL;
+		n++;
+	}
+	if (n < 2)
+		return -EINVAL;
+	memcpy(o->gaps_s, g, n * sizeof(g[0]));
+	o->ngaps = n;
+	return 0;
+}
+
 static int bad(char *err, size_t len, const char *name, const char *val,
 	       const char *why)
 {
@@ -390,6 +416,11 @@ static int apply(struct bf_opts *o, const struct optdef *d, const char *v,
 		if (bf_parse_until(v, o))
 			return bad(err, len, d->name, v,
 				   "expected floor, full, a size (100GB) or a duration (30m)");
+		break;
+	case BF_O_GAPS:
+		if (bf_parse_gaps(v, o))
+			return bad(err, len, d->name, v,
+				   "expected 2 to 6 growing durations, such as 10s,60s,4m");
 		break;
 	case BF_O_DIAGNOSE:
 		o->diagnose = true;

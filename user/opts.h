@@ -17,7 +17,7 @@ enum bf_optid {
 	BF_O_JSON, BF_O_QUIET, BF_O_YES, BF_O_PERCENT, BF_O_MIN,
 	BF_O_FORMAT, BF_O_OUTPUT,
 	BF_O_OWN, BF_O_FORCE, BF_O_TEMP_FILE, BF_O_NO_MERGE, BF_O_FAILFAST,
-	BF_O_ERR_LOG, BF_O_UNTIL, BF_O_DIAGNOSE, BF_O_TRIM,
+	BF_O_ERR_LOG, BF_O_UNTIL, BF_O_DIAGNOSE, BF_O_TRIM, BF_O_GAPS,
 	BF_O_NR,
 };
 
@@ -32,6 +32,7 @@ enum bf_optid {
 			 BF_OPT(ERR_LOG))
 
 #define BF_MAX_POS 64
+#define BF_MAX_GAPS 6
 
 /* sustain --until: when the write stops */
 enum bf_until {
@@ -80,6 +81,8 @@ struct bf_opts {
 	uint64_t until_bytes, until_ns;
 	bool diagnose;			/* sustain --diagnose */
 	bool trim;			/* --trim: the TRIM retest too */
+	double gaps_s[BF_MAX_GAPS];	/* --gaps: diagnose's idle gaps */
+	unsigned int ngaps;
 };
 
 /*
@@ -96,6 +99,8 @@ int bf_parse_rw(const char *s, uint8_t *op, uint8_t *pattern);
 const char *bf_rw_name(uint8_t op, uint8_t pattern);
 /* "--until" values: floor, full, a size (100GB) or a duration (30m). */
 int bf_parse_until(const char *s, struct bf_opts *o);
+/* "--gaps" values: 2 to BF_MAX_GAPS growing durations, "10s,60s,4m". */
+int bf_parse_gaps(const char *s, struct bf_opts *o);
 const char *bf_op_name(uint8_t op);
 /* enum blkfloor_err_class: "io", "timeout", ... ("unknown" past the end) */
 const char *bf_err_class_name(unsigned int class);

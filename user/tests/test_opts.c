@@ -295,4 +295,25 @@ TEST(until)
 	EXPECT_TRUE(o.trim);
 }
 
+/* diagnose --gaps: growing idle gaps */
+TEST(gaps)
+{
+	struct bf_opts o = { 0 };
+	char err[160] = "";
+
+	ASSERT_EQ(0, PARSE(&o, ALL, err, "/dev/sdb", "--gaps", "500ms,2s,1m"));
+	ASSERT_EQ(3U, o.ngaps);
+	EXPECT_EQ(0.5, o.gaps_s[0]);
+	EXPECT_EQ(2, o.gaps_s[1]);
+	EXPECT_EQ(60, o.gaps_s[2]);
+	/* one gap, not growing, zero, too many, junk */
+	EXPECT_EQ(-EINVAL, PARSE(&o, ALL, err, "/dev/sdb", "--gaps", "10s"));
+	EXPECT_EQ(-EINVAL, PARSE(&o, ALL, err, "/dev/sdb", "--gaps", "10s,5s"));
+	EXPECT_EQ(-EINVAL, PARSE(&o, ALL, err, "/dev/sdb", "--gaps", "0s,5s"));
+	EXPECT_EQ(-EINVAL, PARSE(&o, ALL, err, "/dev/sdb", "--gaps",
+				 "1s,2s,3s,4s,5s,6s,7s"));
+	EXPECT_EQ(-EINVAL, PARSE(&o, ALL, err, "/dev/sdb", "--gaps", "1s,,x"));
+	EXPECT_NE(NULL, strstr(err, "growing durations")) TH_LOG("%s", err);
+}
+
 TEST_HARNESS_MAIN
