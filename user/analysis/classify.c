@@ -27,6 +27,7 @@
 #include "classify.h"
 #include "evidence.h"
 #include "grow.h"
+#include "origin.h"
 #include "json.h"
 
 #define BF_PEN		4.0	/* penalty factor on sigma^2 ln(n) */
@@ -2022,7 +2023,7 @@ int bf_classify(const struct bf_sample *s, size_t n, struct bf_report *r)
 	struct bf_work w = { .s = s, .n = n };
 	struct bf_sample *act = NULL;
 	double clamp, total = 0;
-	size_t i, m;
+	size_t i, m, nall = n;
 	int ret = -ENOMEM;
 
 	memset(r, 0, sizeof(*r));
@@ -2086,6 +2087,8 @@ int bf_classify(const struct bf_sample *s, size_t n, struct bf_report *r)
 	ret = classify(&w, r);
 	if (ret)
 		bf_report_free(r);
+	else
+		bf_report_stall_steps(s, nall, r);
 out:
 	free(act);
 	free(w.y);
