@@ -142,6 +142,15 @@ bool bf_steady_add(struct bf_steady *st, double dt, double bytes)
 		return true;
 	if (!(dt > 0) || !(bytes >= 0))
 		return false;
+	/* a stall (a hang, a reset, a starved host) is not the floor: kept
+	 * out of the rounds, as the classifier keeps it out of plateaus */
+	if (bytes / dt / 1e6 < BF_STEADY_STALL_REL *
+			       (st->nwin ? win_mean(st) : st->level_mbps)) {
+		st->bytes += bytes;
+		st->secs += dt;
+		st->stalled += dt;
+		return false;
+	}
 	track_deviation(st, dt, bytes);
 	st->bytes += bytes;
 	st->secs += dt;

@@ -13,7 +13,8 @@
  * @excursion_rel of it, and at least a minimum has been written past the
  * last step: @min_past_rel of the bytes written before the first step (the
  * cache), so that a second tier (pSLC, then TLC, then folding) close
- * behind the first is not missed.
+ * behind the first is not missed. Stalled intervals (under 2 % of the
+ * level) are kept out of the rounds.
  */
 #ifndef BLKFLOOR_STEADY_H
 #define BLKFLOOR_STEADY_H
@@ -32,6 +33,8 @@ struct bf_steady_cfg {
 };
 
 #define BF_STEADY_MAX_ROUNDS	16
+/* an interval under this share of the level is a stall, not the floor */
+#define BF_STEADY_STALL_REL	0.02
 #define BF_STEADY_MAX_STEPS	8
 
 struct bf_steady_step {
@@ -43,6 +46,7 @@ struct bf_steady_step {
 struct bf_steady {
 	struct bf_steady_cfg cfg;
 	double bytes, secs;		/* written so far */
+	double stalled;			/* seconds of stalls left out */
 	/* the round being filled */
 	double rb, rt;
 	/* the current plateau */

@@ -140,6 +140,31 @@ TEST(noisy_floor_holds)
 	EXPECT_LT(fabs(st.level_mbps - 127) / 127, 0.06);
 }
 
+/*
+ * Stalls (a hung bridge, a starved guest) of an interval or three on the
+ * floor are not the floor: the rule holds as without them.
+ */
+TEST(stalls_kept_out)
+{
+	struct bf_steady st;
+	double t, w = 0;
+
+	bf_steady_init(&st, NULL);
+	for (t = 0; t < 2000 && !st.holds; t++) {
+		double r = w < 20e9 ? 2000 : 100;
+
+		/* three intervals at ~0 every 7 s on the floor */
+		if (w >= 20e9 && (long)t % 7 < 3)
+			r = 0.5;
+		w += r * 1e6;
+		bf_steady_add(&st, 1, r * 1e6);
+	}
+	ASSERT_TRUE(st.holds);
+	EXPECT_EQ(1U, st.nchanges);
+	EXPECT_LT(fabs(st.level_mbps - 100) / 100, 0.02);
+	EXPECT_GT(st.stalled, 10);
+}
+
 /* A flat drive never stops; the sentence says how much went without a step. */
 TEST(no_step_writes_on)
 {
