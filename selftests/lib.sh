@@ -500,7 +500,8 @@ host_quiet() {
 	done
 }
 
-# sustain_classify DEV NAME [sustain options...]: a sustain run on DEV with
+# sustain_classify DEV NAME [sustain options...]: a sustain run on DEV over
+# the whole --size (--until full unless the options say otherwise) with
 # a trace in $TMPDIR, then its classification as JSON in $TMPDIR/NAME.json.
 # Prints the class, peak, floor and cache size as diagnostics, and (in the
 # rig) how long the host kept QEMU's threads waiting for a CPU meanwhile;
@@ -514,7 +515,7 @@ sustain_classify() {
 	SUSTAIN_STARVED=0
 	in_rig && c0=$(rig cpu)
 	"$BLKFLOOR" sustain "$dev" --yes-destroy-data --interval 200ms \
-		--quiet --trace "$out.csv" "$@" > "$out.txt" 2>&1 ||
+		--until full --quiet --trace "$out.csv" "$@" > "$out.txt" 2>&1 ||
 		{ sed 's/^/# /' "$out.txt"; fail "sustain $dev failed"; }
 	if [ -n "$c0" ]; then
 		c1=$(rig cpu)

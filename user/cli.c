@@ -89,8 +89,11 @@ int bf_measure(struct bf_ctx *c, const struct bf_run_req *req,
 	}
 	bf_progress_init(&p, stderr, o->quiet, req->interval_ns, total,
 			 req->max_time_ns, label);
+	p.status = c->status;
 	bf_result_init(res);
 	res->keep_iv = !c->flat;
+	res->watch = c->watch;
+	res->watch_arg = c->watch_arg;
 	return bf_run_exec(&c->nl, req, &p, res, c->trace);
 }
 

@@ -19,6 +19,10 @@ struct bf_ctx {
 	const char *dev;
 	struct bf_tracer *trace;	/* from bf_preflight(), or NULL */
 	bool flat;			/* do not keep every interval */
+	/* bf_measure() passes these on to the run (see struct bf_run_result) */
+	bool (*watch)(void *arg, const struct bf_iv *iv);
+	void *watch_arg;
+	const char *status;		/* the progress line's tail */
 };
 
 /* Print "blkfloor: CMD: why" and return EXIT_USAGE. */

@@ -12,6 +12,7 @@
 
 #include "blkfloor.h"
 #include "classify.h"
+#include "origin.h"
 #include "json.h"
 #include "opts.h"
 #include "units.h"
@@ -55,7 +56,9 @@ static int load(const char *cmd, const char *path, enum bf_format fmt,
 	if (ld.warn[0])
 		fprintf(stderr, "blkfloor %s: %s: warning: %s\n", cmd, path,
 			ld.warn);
-	ret = bf_classify(ser->s, ser->n, r);
+	/* another tool's curve may start in the host's page cache */
+	ret = ld.format == BF_FORMAT_TRACE ? bf_classify(ser->s, ser->n, r) :
+	      bf_classify_imported(ser->s, ser->n, r);
 	if (ret) {
 		snprintf(err, errlen, "%s: cannot classify: %s", path,
 			 ret == -EINVAL ? "fewer than 3 samples" : strerror(-ret));

@@ -9,7 +9,10 @@
 
 #include "classify.h"
 #include "cli.h"
+#include "experiment.h"
 #include "fit.h"
+#include "realdrive.h"
+#include "steady.h"
 #include "traceout.h"
 #include "units.h"
 
@@ -277,7 +280,123 @@ static int fill_stats(const struct bf_run_result *res, struct fill_stats *fs)
 	return 0;
 }
 
-enum wcmd { W_SUSTAIN, W_FILL, W_BURST };
+enum wcmd { W_SUSTAIN, W_FILL, W_BURST, W_DIAGNOSE };
+
+/* sustain's default stop: the floor after a step holds (steady.c) */
+struct floor_watch {
+	struct bf_steady st;
+	char status[128];
+};
+
+static bool floor_watch(void *arg, const struct bf_iv *iv)
+{
+	struct floor_watch *w = arg;
+	bool stop = bf_steady_add(&w->st, (iv->end_ns - iv->start_ns) / 1e9,
+				  (double)iv->bytes);
+
+	bf_steady_status(&w->st, w->status, sizeof(w->status));
+	return stop;
+}
+
+static const char *const until_names[] = {
+	[BF_UNTIL_FLOOR] = "floor", [BF_UNTIL_FULL] = "full",
+	[BF_UNTIL_SIZE] = "size", [BF_UNTIL_TIME] = "time",
+};
+
+/* Where the write stopped and why, one sentence. */
+static void stop_said(const struct bf_opts *o, const struct floor_watch *w,
+		      const struct bf_run_result *res, uint64_t len,
+		      char *buf, size_t blen)
+{
+	char a[BF_FMT_LEN], b[BF_FMT_LEN];
+
+	if (o->until == BF_UNTIL_FLOOR) {
+		bf_steady_said(&w->st, (double)len, buf, blen);
+		return;
+	}
+	bf_fmt_bytes(a, sizeof(a), res->info.bytes);
+	bf_fmt_bytes(b, sizeof(b), len);
+	snprintf(buf, blen, "wrote %s of %s (--until %s)", a, b,
+		 until_names[o->until]);
+}
+
+static void json_stop(struct bf_json *j, const struct bf_opts *o,
+		      const struct floor_watch *w, const char *said)
+{
+	bf_json_obj_open(j, "stop");
+	bf_json_str(j, "until", until_names[o->until]);
+	if (o->until == BF_UNTIL_FLOOR) {
+		bf_json_bool(j, "floor_held", w->st.holds);
+		bf_json_u64(j, "steps_seen", w->st.nchanges);
+		if (w->st.nsteps)
+			bf_json_u64(j, "last_step_bytes",
+				    (uint64_t)w->st.steps[w->st.nsteps - 1].bytes);
+		else
+			bf_json_null(j, "last_step_bytes");
+		if (w->st.holds)
+			bf_json_double(j, "floor_MBps", w->st.level_mbps);
+		else
+			bf_json_null(j, "floor_MBps");
+	}
+	bf_json_str(j, "said", said);
+	bf_json_obj_close(j);
+}
+
+/*
+ * After a sustained write to the floor: the experiments (experiment.c) on
+ * the same region, their evidence weighed into @rep (kept in @dg, which
+ * must outlive @rep's printing). Returns EXIT_OK or EXIT_FAIL.
+ */
+static int diagnose(struct bf_ctx *c, const struct bf_opts *o,
+		    struct bf_report *rep, uint64_t start, uint64_t len,
+		    uint64_t pos, struct bf_diag *dg)
+{
+	struct bf_realdrive rd;
+	struct bf_diag_cfg cfg;
+	struct bf_drive drv;
+	char line[600], b[32], t[32];
+	size_t i;
+	int ret;
+
+	memset(dg, 0, sizeof(*dg));
+	if (!rep->nsteps || !(rep->peak_mbps > 1.1 * rep->floor_mbps)) {
+		if (c->trace)
+			bf_tracer_note(c->trace, "experiment",
+				       "none: no step to probe (nothing to confirm)");
+		if (!o->quiet && !o->json)
+			fprintf(stderr, "diagnose: no step to probe: no experiment run\n");
+		return EXIT_OK;
+	}
+	bf_realdrive_init(&rd, c, o, start, len, pos, c->trace, &drv);
+	bf_diag_cfg_init(&cfg, rep->peak_mbps, rep->floor_mbps,
+			 rep->has_step ? rep->cache_bytes : 0);
+	cfg.trim = o->trim;
+	if (o->ngaps) {
+		memcpy(cfg.gaps_s, o->gaps_s, o->ngaps * sizeof(o->gaps_s[0]));
+		cfg.ngaps = o->ngaps;
+	}
+	/* the floor is back after three intervals under the threshold */
+	cfg.hold_s = 3 * (o->interval_ns ? o->interval_ns :
+			  BLKFLOOR_INTERVAL_DEFAULT_NS) / 1e9;
+	if (o->trim && !c->caps.discard_max && !o->quiet && !o->json)
+		fprintf(stderr, "diagnose: --trim: TRIM does not reach this drive (the kernel reports no discard support): no TRIM retest\n");
+	ret = bf_diagnose(&drv, &cfg, dg);
+	if (ret) {
+		fprintf(stderr, "blkfloor: diagnose: the experiments failed: %s\n",
+			strerror(-ret));
+		return EXIT_FAIL;
+	}
+	bf_report_apply_evidence(rep, dg->ev, dg->nev);
+	for (i = 0; c->trace && i < dg->nev; i++) {
+		bf_fmt_si_bytes(b, sizeof(b), dg->ev[i].bytes);
+		bf_fmt_secs(t, sizeof(t), dg->ev[i].secs);
+		snprintf(line, sizeof(line), "%s: %s; cost %s, %s; effect: %s",
+			 bf_exp_name(dg->ev[i].kind), dg->ev[i].result, b, t,
+			 dg->ev[i].effect);
+		bf_tracer_note(c->trace, "experiment", line);
+	}
+	return EXIT_OK;
+}
 
 static int write_profile(int argc, char **argv, enum wcmd kind)
 {
@@ -289,8 +408,10 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 	struct bf_run_req req;
 	struct bf_opts o;
 	struct bf_ctx c;
-	char err[160], a[BF_FMT_LEN], b[BF_FMT_LEN];
-	uint32_t allowed = WRITE_OPTS;
+	char err[160], a[BF_FMT_LEN], b[BF_FMT_LEN], said[400] = "";
+	struct floor_watch fw = { 0 };
+	struct bf_diag dg = { 0 };
+	uint64_t allowed = WRITE_OPTS;
 	bool classified = false;
 	uint64_t len;
 	size_t i;
@@ -308,6 +429,14 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 	o.no_own = kind != W_BURST;
 	if (kind == W_FILL)
 		allowed = (allowed & ~BF_OPT(SIZE)) | BF_OPT(PERCENT);
+	if (kind == W_SUSTAIN)
+		allowed |= BF_OPT(UNTIL) | BF_OPT(DIAGNOSE) | BF_OPT(TRIM) |
+			   BF_OPT(GAPS);
+	if (kind == W_DIAGNOSE) {
+		allowed |= BF_OPT(UNTIL) | BF_OPT(TRIM) | BF_OPT(GAPS);
+		o.diagnose = true;
+		kind = W_SUSTAIN;
+	}
 	if (bf_opts_parse(&o, argc, argv, allowed, 1, 1, err, sizeof(err)))
 		return bf_usage(argv[0], err);
 	if (bf_ctx_open(&c, o.pos[0]))
@@ -320,8 +449,9 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 		goto out;
 	}
 	len = c.caps.size - o.offset;
+	/* sustain stops on its own rule: the region is the device */
 	if (kind == W_SUSTAIN)
-		len = (o.set & BF_OPT(SIZE)) ? o.size : c.caps.size / 3;
+		len = (o.set & BF_OPT(SIZE)) ? o.size : c.caps.size;
 	else if (kind == W_FILL)
 		len = (uint64_t)((double)c.caps.size * o.percent / 100);
 	else
@@ -344,6 +474,23 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 	req.length = len;
 	req.rate_bps = o.rate_bps;
 	req.rate_iops = o.rate_iops;
+	if (kind == W_SUSTAIN && o.until == BF_UNTIL_SIZE)
+		req.max_bytes = o.until_bytes < len ? o.until_bytes : len;
+	if (kind == W_SUSTAIN && o.until == BF_UNTIL_TIME)
+		req.max_time_ns = o.until_ns;
+	if (kind == W_SUSTAIN && o.until == BF_UNTIL_FLOOR) {
+		struct bf_steady_cfg cfg;
+
+		/* a round: ten intervals' worth at the plateau's rate */
+		bf_steady_cfg_default(&cfg);
+		cfg.round_s = 10 * (o.interval_ns ? o.interval_ns :
+				    BLKFLOOR_INTERVAL_DEFAULT_NS) / 1e9;
+		bf_steady_init(&fw.st, &cfg);
+		bf_steady_status(&fw.st, fw.status, sizeof(fw.status));
+		c.watch = floor_watch;
+		c.watch_arg = &fw;
+		c.status = fw.status;
+	}
 	ret = bf_preflight(&c, &o, &req, &trace);
 	if (ret)
 		goto out;
@@ -359,12 +506,22 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 		goto out;
 	}
 	ret = bf_run_exit_code(&res);
+	if (kind == W_SUSTAIN) {
+		stop_said(&o, &fw, &res, len, said, sizeof(said));
+		if (c.trace)
+			bf_tracer_note(c.trace, "stop", said);
+	}
 	if (kind != W_BURST) {
 		if (to_series(&res, &ser))
 			ret = EXIT_FAIL;
 		else if (!bf_classify(ser.s, ser.n, &rep))
 			classified = true;
 	}
+	if (kind == W_SUSTAIN && o.diagnose && classified && ret == EXIT_OK)
+		ret = diagnose(&c, &o, &rep, o.offset, len,
+			       o.offset + res.info.bytes, &dg);
+	else if (kind == W_SUSTAIN && o.diagnose && !o.quiet && !o.json)
+		fprintf(stderr, "diagnose: the sustained write did not give a curve to probe: no experiment run\n");
 	if (kind == W_FILL && fill_stats(&res, &fs))
 		ret = EXIT_FAIL;
 
@@ -379,6 +536,8 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 		bf_run_json_summary(&j, &res);
 		bf_json_obj_close(&j);
 		bf_json_double(&j, "peak_MBps", peak / 1e6);
+		if (kind == W_SUSTAIN)
+			json_stop(&j, &o, &fw, said);
 		if (kind == W_FILL) {
 			bf_json_u64(&j, "percent", o.percent);
 			bf_json_double(&j, "chunk_bytes", fs.chunk);
@@ -419,6 +578,8 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 			       fs.small ? " (this fill is too small for the usual last 16 GB: the last eighth is used instead)" : "",
 			       bf_fmt_rate(err, sizeof(err), fs.mean_mbps * 1e6));
 		}
+		if (kind == W_SUSTAIN)
+			printf("stop: %s\n", said);
 		if (classified) {
 			putchar('\n');
 			bf_report_print(stdout, &rep);
@@ -455,6 +616,11 @@ static int do_burst(int argc, char **argv)
 	return write_profile(argc, argv, W_BURST);
 }
 
+static int do_diagnose(int argc, char **argv)
+{
+	return write_profile(argc, argv, W_DIAGNOSE);
+}
+
 #define WRITE_HELP_OPTS \
 	"  --bs SIZE         bytes per request (default 128KiB)\n" \
 	"  --qd N            requests in flight (default 32)\n" \
@@ -481,11 +647,19 @@ static int do_burst(int argc, char **argv)
 
 BLKFLOOR_COMMAND(sustain, "DEV --yes-destroy-data [options]", do_sustain,
 	"The floor test: sequential writes, then the curve's classification.\n"
-	"Writes --size (default a third of the device) in 128 KiB requests at\n"
-	"QD32, then prints the classification (steady, cache-exhaustion,\n"
-	"thermal-throttling, ftl-starvation), peak, floor, mean, step time and\n"
-	"cache size, and how long a 100 GB and a 500 GB job would take.\n"
-	"  --size SIZE       bytes to write (default: a third of the device)\n"
+	"Writes 128 KiB requests at QD32 until the floor after a step holds\n"
+	"(or over the region), then prints the classification (steady,\n"
+	"cache-exhaustion, thermal-throttling, ftl-starvation), peak, floor,\n"
+	"mean, step time and cache size, where the write stopped and what it\n"
+	"did not see, and how long a 100 GB and a 500 GB job would take.\n"
+	"  --size SIZE       the region (default: the whole device)\n"
+	"  --until WHEN      floor (default): stop once the floor after a step\n"
+	"                    holds for 5 rounds (range within 20 %, trend within\n"
+	"                    10 %) and an eighth of the cache was written past\n"
+	"                    it; a drive with no step is written to the end;\n"
+	"                    full: the whole region; SIZE (100GB) or TIME (30m)\n"
+	"  --diagnose        then run the experiments (see blkfloor diagnose)\n"
+	"  --trim, --gaps    with --diagnose: as for blkfloor diagnose\n"
 	UNOWNED_HELP
 	WRITE_HELP_OPTS);
 
@@ -499,4 +673,28 @@ BLKFLOOR_COMMAND(burst, "DEV --yes-destroy-data [options]", do_burst,
 	"A short sequential write burst: peak and mean rate.\n"
 	"  --size SIZE       bytes to write (default 8GiB, capped to the device)\n"
 	"  --no-own          keep running if this command dies\n"
+	WRITE_HELP_OPTS);
+
+BLKFLOOR_COMMAND(diagnose, "DEV --yes-destroy-data [options]", do_diagnose,
+	"Ask the drive for the cause of its floor: sustain, then experiments.\n"
+	"After a sustained write to the floor (as sustain, --until floor by\n"
+	"default), runs on the same region:\n"
+	"  idle recovery  idle gaps of 10, 60 and 240 s, each followed by a\n"
+	"                 write until the floor is back: the bytes at the high\n"
+	"                 rate give a refill rate per idle minute, or none;\n"
+	"  cool-down      the longest gap again, the write capped below the\n"
+	"                 high rate: a cache relapses after the same bytes,\n"
+	"                 heat after far more (temperature shown where read);\n"
+	"  TRIM retest    with --trim, where discard reaches the drive:\n"
+	"                 discard the region, idle, write: back near the peak\n"
+	"                 for far more than idle gave is a starved FTL.\n"
+	"Each experiment's result, cost and effect on the verdict is printed,\n"
+	"in the JSON evidence list and as # experiment: lines in the trace. A\n"
+	"cause an experiment confirms is reported with high confidence; the\n"
+	"shape alone is capped at 0.7. Costs minutes of idle time and writes.\n"
+	"  --gaps LIST       the idle gaps, growing (default 10s,60s,4m)\n"
+	"  --trim            discard the region and write it again (destroys\n"
+	"                    its data like the rest; needs discard support)\n"
+	"  --until, --size   as for sustain\n"
+	UNOWNED_HELP
 	WRITE_HELP_OPTS);

@@ -49,6 +49,10 @@ static const struct optdef optdefs[] = {
 	{ "force", BF_O_FORCE, false },
 	{ "temp-file", BF_O_TEMP_FILE, true },
 	{ "err-log", BF_O_ERR_LOG, true },
+	{ "until", BF_O_UNTIL, true },
+	{ "diagnose", BF_O_DIAGNOSE, false },
+	{ "trim", BF_O_TRIM, false },
+	{ "gaps", BF_O_GAPS, true },
 };
 
 static const struct {
@@ -209,6 +213,57 @@ bool bf_state_ended(uint8_t s)
 bool bf_op_destructive(uint8_t op)
 {
 	return op != BLKFLOOR_OP_READ;
+}
+
+int bf_parse_until(const char *s, struct bf_opts *o)
+{
+	size_t n = strlen(s);
+
+	if (!strcmp(s, "floor")) {
+		o->until = BF_UNTIL_FLOOR;
+		return 0;
+	}
+	if (!strcmp(s, "full")) {
+		o->until = BF_UNTIL_FULL;
+		return 0;
+	}
+	/* a plain number could be bytes or seconds: a unit says which */
+	if (!n || isdigit((unsigned char)s[n - 1]) || s[n - 1] == '.')
+		return -EINVAL;
+	if (!bf_parse_size(s, &o->until_bytes) && o->until_bytes) {
+		o->until = BF_UNTIL_SIZE;
+		return 0;
+	}
+	if (!bf_parse_duration(s, &o->until_ns) && o->until_ns) {
+		o->until = BF_UNTIL_TIME;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int bf_parse_gaps(const char *s, struct bf_opts *o)
+{
+	char buf[160], *tok, *save = NULL;
+	double g[BF_MAX_GAPS];
+	unsigned int n = 0;
+	uint64_t ns;
+
+	if (snprintf(buf, sizeof(buf), "%s", s) >= (int)sizeof(buf))
+		return -EINVAL;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (n == BF_MAX_GAPS || bf_parse_duration(tok, &ns) || !ns)
+			return -EINVAL;
+		g[n] = ns / 1e9;
+		if (n && g[n] <= g[n - 1])
+			return -EINVAL;
+		n++;
+	}
+	if (n < 2)
+		return -EINVAL;
+	memcpy(o->gaps_s, g, n * sizeof(g[0]));
+	o->ngaps = n;
+	return 0;
 }
 
 static int bad(char *err, size_t len, const char *name, const char *val,
@@ -372,6 +427,22 @@ static int apply(struct bf_opts *o, const struct optdef *d, const char *v,
 			return bad(err, len, d->name, v, "empty file name");
 		o->temp_file = v;
 		break;
+	case BF_O_UNTIL:
+		if (bf_parse_until(v, o))
+			return bad(err, len, d->name, v,
+				   "expected floor, full, a size (100GB) or a duration (30m)");
+		break;
+	case BF_O_GAPS:
+		if (bf_parse_gaps(v, o))
+			return bad(err, len, d->name, v,
+				   "expected 2 to 6 growing durations, such as 10s,60s,4m");
+		break;
+	case BF_O_DIAGNOSE:
+		o->diagnose = true;
+		break;
+	case BF_O_TRIM:
+		o->trim = true;
+		break;
 	case BF_O_FUA:
 		o->fua = true;
 		break;
@@ -408,7 +479,7 @@ static int apply(struct bf_opts *o, const struct optdef *d, const char *v,
 	return 0;
 }
 
-int bf_opts_parse(struct bf_opts *o, int argc, char **argv, uint32_t allowed,
+int bf_opts_parse(struct bf_opts *o, int argc, char **argv, uint64_t allowed,
 		  int min_pos, int max_pos, char *err, size_t errlen)
 {
 	bool only_pos = false;
@@ -445,7 +516,7 @@ int bf_opts_parse(struct bf_opts *o, int argc, char **argv, uint32_t allowed,
 		for (k = 0; k < sizeof(optdefs) / sizeof(optdefs[0]); k++) {
 			if (strlen(optdefs[k].name) == nlen &&
 			    !strncmp(optdefs[k].name, a, nlen) &&
-			    (allowed & (1U << optdefs[k].id))) {
+			    (allowed & (1ULL << optdefs[k].id))) {
 				d = &optdefs[k];
 				break;
 			}
@@ -473,7 +544,7 @@ int bf_opts_parse(struct bf_opts *o, int argc, char **argv, uint32_t allowed,
 		ret = apply(o, d, val, err, errlen);
 		if (ret)
 			return ret;
-		o->set |= 1U << d->id;
+		o->set |= 1ULL << d->id;
 		if ((o->set & BF_OPT(OWN)) && (o->set & BF_OPT(NO_OWN))) {
 			snprintf(err, errlen, "--own and --no-own contradict each other");
 			return -EINVAL;

@@ -17,11 +17,11 @@ enum bf_optid {
 	BF_O_JSON, BF_O_QUIET, BF_O_YES, BF_O_PERCENT, BF_O_MIN,
 	BF_O_FORMAT, BF_O_OUTPUT,
 	BF_O_OWN, BF_O_FORCE, BF_O_TEMP_FILE, BF_O_NO_MERGE, BF_O_FAILFAST,
-	BF_O_ERR_LOG,
+	BF_O_ERR_LOG, BF_O_UNTIL, BF_O_DIAGNOSE, BF_O_TRIM, BF_O_GAPS,
 	BF_O_NR,
 };
 
-#define BF_OPT(x)	(1U << BF_O_##x)
+#define BF_OPT(x)	(1ULL << BF_O_##x)
 /* What every command that starts runs accepts. */
 #define BF_OPTS_COMMON	(BF_OPT(INTERVAL) | BF_OPT(RING) | BF_OPT(NO_OWN) | \
 			 BF_OPT(OWN) | BF_OPT(FORCE) | BF_OPT(TEMP_FILE) | \
@@ -32,9 +32,18 @@ enum bf_optid {
 			 BF_OPT(ERR_LOG))
 
 #define BF_MAX_POS 64
+#define BF_MAX_GAPS 6
+
+/* sustain --until: when the write stops */
+enum bf_until {
+	BF_UNTIL_FLOOR,		/* the floor after a step holds (default) */
+	BF_UNTIL_FULL,		/* the whole region */
+	BF_UNTIL_SIZE,		/* @until_bytes written */
+	BF_UNTIL_TIME,		/* @until_ns elapsed */
+};
 
 struct bf_opts {
-	uint32_t set;			/* BF_OPT() bits seen */
+	uint64_t set;			/* BF_OPT() bits seen */
 	const char *pos[BF_MAX_POS];	/* positional arguments */
 	int npos;
 	uint8_t op;			/* enum blkfloor_op */
@@ -68,6 +77,12 @@ struct bf_opts {
 	uint64_t min;
 	uint8_t format;			/* enum bf_format (curve files) */
 	const char *output;		/* -o, --output FILE */
+	uint8_t until;			/* enum bf_until */
+	uint64_t until_bytes, until_ns;
+	bool diagnose;			/* sustain --diagnose */
+	bool trim;			/* --trim: the TRIM retest too */
+	double gaps_s[BF_MAX_GAPS];	/* --gaps: diagnose's idle gaps */
+	unsigned int ngaps;
 };
 
 /*
@@ -76,12 +91,16 @@ struct bf_opts {
  * not given keep their values, so set defaults first. Returns 0, or -EINVAL
  * with a one-line reason in @err.
  */
-int bf_opts_parse(struct bf_opts *o, int argc, char **argv, uint32_t allowed,
+int bf_opts_parse(struct bf_opts *o, int argc, char **argv, uint64_t allowed,
 		  int min_pos, int max_pos, char *err, size_t errlen);
 
 /* "--rw" values; returns 0 or -EINVAL. */
 int bf_parse_rw(const char *s, uint8_t *op, uint8_t *pattern);
 const char *bf_rw_name(uint8_t op, uint8_t pattern);
+/* "--until" values: floor, full, a size (100GB) or a duration (30m). */
+int bf_parse_until(const char *s, struct bf_opts *o);
+/* "--gaps" values: 2 to BF_MAX_GAPS growing durations, "10s,60s,4m". */
+int bf_parse_gaps(const char *s, struct bf_opts *o);
 const char *bf_op_name(uint8_t op);
 /* enum blkfloor_err_class: "io", "timeout", ... ("unknown" past the end) */
 const char *bf_err_class_name(unsigned int class);

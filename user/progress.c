@@ -80,12 +80,14 @@ void bf_progress_iv(struct bf_progress *p, const struct bf_iv *iv)
 	bf_progress_line(line, sizeof(line), iv, p->total_bytes, p->total_ns,
 			 &p->eta);
 	if (p->tty) {
-		fprintf(p->f, "\r%s%s%s\033[K", p->label ? p->label : "",
-			p->label ? "  " : "", line);
+		fprintf(p->f, "\r%s%s%s%s%s\033[K", p->label ? p->label : "",
+			p->label ? "  " : "", line, p->status ? "  " : "",
+			p->status ? p->status : "");
 		p->open_line = true;
 	} else {
-		fprintf(p->f, "%s%s%s\n", p->label ? p->label : "",
-			p->label ? "  " : "", line);
+		fprintf(p->f, "%s%s%s%s%s\n", p->label ? p->label : "",
+			p->label ? "  " : "", line, p->status ? "  " : "",
+			p->status ? p->status : "");
 	}
 	fflush(p->f);
 }

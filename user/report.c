@@ -200,6 +200,9 @@ int bf_run_exit_code(const struct bf_run_result *res)
 			strerror(-res->info.err));
 		return EXIT_FAIL;
 	}
+	if (res->info.state == BLKFLOOR_STATE_STOPPED && res->watch_stopped &&
+	    !res->interrupted)
+		return EXIT_OK;	/* the caller's rule ended it */
 	if (res->interrupted || res->info.state != BLKFLOOR_STATE_DONE)
 		return EXIT_FAIL;
 	return EXIT_OK;

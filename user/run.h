@@ -94,6 +94,14 @@ struct bf_run_result {
 	struct bf_err_entry *errlog;	/* the run's error log, once ended */
 	size_t nerrlog;
 	bool interrupted;	/* SIGINT/SIGTERM stopped it */
+	/*
+	 * Called with every interval taken, in order; returning true asks
+	 * the kernel to stop the run, which then ends "stopped" with
+	 * @watch_stopped set: the caller's rule ended it, not a failure.
+	 */
+	bool (*watch)(void *arg, const struct bf_iv *iv);
+	void *watch_arg;
+	bool watch_stopped;
 	bool detached;		/* attach: left a run that goes on */
 	bool ended;
 };
@@ -113,6 +121,8 @@ struct bf_progress {
 	unsigned int every, count;
 	uint64_t total_bytes, total_ns;
 	const char *label;
+	const char *status;	/* shown after the line if not NULL (a stop
+				 * rule's state, updated by res->watch) */
 	struct bf_eta eta;	/* the recent rate, for the ETA */
 };
 

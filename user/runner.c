@@ -429,6 +429,7 @@ struct exec {
 	struct bf_tracer *t;
 	uint32_t id;
 	bool gap;		/* the stream lost something: ask the ring */
+	bool stop_pending;	/* res->watch asked for the end */
 	bool in_fetch;
 	struct bf_hist scratch;	/* the live interval's histogram */
 	struct bf_hist dscratch;	/* a dumped interval's */
@@ -527,6 +528,12 @@ static int take(struct exec *x, const struct bf_iv *iv,
 		return ret;
 	if (x->t)
 		bf_tracer_iv(x->t, iv);
+	/* (the request goes out from the loop, not from inside a dump) */
+	if (x->res->watch && !x->res->watch_stopped &&
+	    x->res->watch(x->res->watch_arg, iv)) {
+		x->res->watch_stopped = true;
+		x->stop_pending = true;
+	}
 	if (x->p)
 		bf_progress_iv(x->p, iv);
 	return 0;
@@ -756,6 +763,10 @@ static int follow_loop(struct exec *x, struct watch *w, bool stop_on_signal)
 		}
 		if (x->gap && !res->ended)
 			fetch_missing(x);
+		if (x->stop_pending && !res->ended) {
+			x->stop_pending = false;
+			run_stop(x->nl, x->id);
+		}
 		if (x->have_pm)
 			bf_pathmon_events(&x->pm, path_event, x);
 		if (!res->ended && now_s() - last_poll >= 2) {

@@ -367,6 +367,23 @@ void bf_tracer_event(struct bf_tracer *t, double ts, const char *kind,
 					       msg, msglen));
 }
 
+void bf_tracer_note(struct bf_tracer *t, const char *key, const char *text)
+{
+	char line[BF_TRACE_LINE_MAX], *p;
+	int n = snprintf(line, sizeof(line) - 1, "# %s: %s", key, text);
+
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(line) - 1)
+		n = sizeof(line) - 2;
+	for (p = line; p < line + n; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	line[n++] = '\n';
+	line[n] = '\0';
+	tracer_put(t, line, (size_t)n);
+}
+
 void bf_tracer_errors(struct bf_tracer *t, const struct bf_run_result *res)
 {
 	char line[BF_TRACE_LINE_MAX];

@@ -63,6 +63,11 @@ void bf_tracer_gap(struct bf_tracer *t, uint64_t first, uint64_t last);
 void bf_tracer_event(struct bf_tracer *t, double ts, const char *kind,
 		     const char *msg, int msglen);
 /* The error log of an ended run, before its trailer. */
+/*
+ * "# KEY: TEXT", a comment line readers skip: what the command did around
+ * the run (# stop:, # experiment:). Newlines in TEXT become spaces.
+ */
+void bf_tracer_note(struct bf_tracer *t, const char *key, const char *text);
 void bf_tracer_errors(struct bf_tracer *t, const struct bf_run_result *res);
 /* The trailer of an ended run; @dropped counts this session's gaps. */
 void bf_tracer_end(struct bf_tracer *t, const struct bf_run_info *ri,

@@ -25,7 +25,9 @@
 #include <string.h>
 
 #include "classify.h"
+#include "evidence.h"
 #include "grow.h"
+#include "origin.h"
 #include "json.h"
 
 #define BF_PEN		4.0	/* penalty factor on sigma^2 ln(n) */
@@ -1927,6 +1929,7 @@ static int classify(struct bf_work *w, struct bf_report *r)
 	}
 	r->class = v.class;
 	r->confidence = v.class == BF_CLASS_UNCLEAR ? 0 : v.conf;
+	bf_report_shape_only(r);
 	r->erratic = f.erratic && v.osc;
 	levels(w, &f, &v, r);
 	if (r->erratic) {
@@ -2020,7 +2023,7 @@ int bf_classify(const struct bf_sample *s, size_t n, struct bf_report *r)
 	struct bf_work w = { .s = s, .n = n };
 	struct bf_sample *act = NULL;
 	double clamp, total = 0;
-	size_t i, m;
+	size_t i, m, nall = n;
 	int ret = -ENOMEM;
 
 	memset(r, 0, sizeof(*r));
@@ -2084,6 +2087,8 @@ int bf_classify(const struct bf_sample *s, size_t n, struct bf_report *r)
 	ret = classify(&w, r);
 	if (ret)
 		bf_report_free(r);
+	else
+		bf_report_stall_steps(s, nall, r);
 out:
 	free(act);
 	free(w.y);
@@ -2115,9 +2120,11 @@ void bf_report_print(FILE *f, const struct bf_report *r)
 	char a[32], b[32], c[32];
 	size_t i;
 
-	fprintf(f, "class: %s (confidence %.2f)\n", bf_class_name(r->class),
-		r->confidence);
+	fprintf(f, "class: %s (confidence %.2f%s)\n", bf_class_name(r->class),
+		r->confidence, r->confirmed || r->class == BF_CLASS_UNCLEAR ?
+		"" : ", shape only; run `diagnose` to confirm");
 	fprintf(f, "reason: %s\n", r->reason);
+	bf_evidence_print(f, r);
 	bf_fmt_mbps(a, sizeof(a), r->peak_mbps);
 	bf_fmt_mbps(b, sizeof(b), r->floor_mbps);
 	bf_fmt_mbps(c, sizeof(c), r->mean_mbps);
@@ -2208,6 +2215,7 @@ void bf_report_json_obj(struct bf_json *j, const char *key,
 	bf_json_str(j, "class", bf_class_name(r->class));
 	bf_json_double(j, "confidence", r->confidence);
 	bf_json_str(j, "reason", r->reason);
+	bf_evidence_json(j, r);
 	bf_json_double(j, "peak_MBps", r3(r->peak_mbps));
 	bf_json_double(j, "floor_MBps", r3(r->floor_mbps));
 	bf_json_double(j, "mean_MBps", r3(r->mean_mbps));

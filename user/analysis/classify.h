@@ -134,6 +134,12 @@ struct bf_report {
 		int evidence;		/* +1 for heat, -1 against, 0 none */
 		char said[200];		/* what it did and what that means */
 	} temp;
+	/* confidence follows evidence (evidence.h): @confidence is capped
+	 * unless an experiment confirmed the cause */
+	double shape_confidence;	/* the curve's own, before the cap */
+	bool confirmed;		/* an experiment confirmed @class */
+	struct bf_evidence *ev;	/* the experiments weighed, not owned */
+	size_t nev;
 };
 
 #define BF_SCHEMA_VERSION 2

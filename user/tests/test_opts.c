@@ -12,9 +12,9 @@
 #pragma GCC diagnostic pop
 #include "opts.h"
 
-#define ALL ((1U << BF_O_NR) - 1)
+#define ALL ((1ULL << BF_O_NR) - 1)
 
-static int parse(struct bf_opts *o, uint32_t allowed, char *err,
+static int parse(struct bf_opts *o, uint64_t allowed, char *err,
 		 const char **args, int n)
 {
 	char *argv[64];
@@ -284,6 +284,55 @@ TEST(latency_scope_follows_flags)
 	EXPECT_NE(NULL, strstr(b, "no merging (--no-merge), SCSI retries"));
 	bf_latency_scope(b, sizeof(b), BLKFLOOR_F_FAILFAST);
 	EXPECT_NE(NULL, strstr(b, "merging, no SCSI retries (--failfast)"));
+}
+
+/* sustain --until: floor, full, a size or a duration; a bare number is neither */
+TEST(until)
+{
+	struct bf_opts o = { 0 };
+	char err[160] = "";
+
+	ASSERT_EQ(0, PARSE(&o, ALL, err, "/dev/sdb", "--until", "full"));
+	EXPECT_EQ(BF_UNTIL_FULL, o.until);
+	ASSERT_EQ(0, PARSE(&o, ALL, err, "/dev/sdb", "--until=floor"));
+	EXPECT_EQ(BF_UNTIL_FLOOR, o.until);
+	ASSERT_EQ(0, PARSE(&o, ALL, err, "/dev/sdb", "--until", "100GB"));
+	EXPECT_EQ(BF_UNTIL_SIZE, o.until);
+	EXPECT_EQ(100000000000ULL, o.until_bytes);
+	ASSERT_EQ(0, PARSE(&o, ALL, err, "/dev/sdb", "--until", "30m"));
+	EXPECT_EQ(BF_UNTIL_TIME, o.until);
+	EXPECT_EQ(1800000000000ULL, o.until_ns);
+	EXPECT_EQ(-EINVAL, PARSE(&o, ALL, err, "/dev/sdb", "--until", "300"));
+	EXPECT_NE(NULL, strstr(err, "expected floor, full")) TH_LOG("%s", err);
+	EXPECT_EQ(-EINVAL, PARSE(&o, ALL, err, "/dev/sdb", "--until", "0GB"));
+	EXPECT_EQ(-EINVAL, PARSE(&o, ALL, err, "/dev/sdb", "--until", "soon"));
+	/* not where it was not allowed */
+	EXPECT_EQ(-EINVAL, PARSE(&o, BF_OPT(SIZE), err, "/dev/sdb", "--until",
+				 "full"));
+	ASSERT_EQ(0, PARSE(&o, ALL, err, "/dev/sdb", "--diagnose", "--trim"));
+	EXPECT_TRUE(o.diagnose);
+	EXPECT_TRUE(o.trim);
+}
+
+/* diagnose --gaps: growing idle gaps */
+TEST(gaps)
+{
+	struct bf_opts o = { 0 };
+	char err[160] = "";
+
+	ASSERT_EQ(0, PARSE(&o, ALL, err, "/dev/sdb", "--gaps", "500ms,2s,1m"));
+	ASSERT_EQ(3U, o.ngaps);
+	EXPECT_EQ(0.5, o.gaps_s[0]);
+	EXPECT_EQ(2, o.gaps_s[1]);
+	EXPECT_EQ(60, o.gaps_s[2]);
+	/* one gap, not growing, zero, too many, junk */
+	EXPECT_EQ(-EINVAL, PARSE(&o, ALL, err, "/dev/sdb", "--gaps", "10s"));
+	EXPECT_EQ(-EINVAL, PARSE(&o, ALL, err, "/dev/sdb", "--gaps", "10s,5s"));
+	EXPECT_EQ(-EINVAL, PARSE(&o, ALL, err, "/dev/sdb", "--gaps", "0s,5s"));
+	EXPECT_EQ(-EINVAL, PARSE(&o, ALL, err, "/dev/sdb", "--gaps",
+				 "1s,2s,3s,4s,5s,6s,7s"));
+	EXPECT_EQ(-EINVAL, PARSE(&o, ALL, err, "/dev/sdb", "--gaps", "1s,,x"));
+	EXPECT_NE(NULL, strstr(err, "growing durations")) TH_LOG("%s", err);
 }
 
 TEST_HARNESS_MAIN

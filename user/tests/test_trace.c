@@ -214,6 +214,31 @@ TEST(progress_line)
 	EXPECT_STREQ("   2.0 s  1.00 GB  500 MB/s  mean 500 MB/s", line);
 }
 
+/* A stop rule's state follows the progress line (sustain's floor rule). */
+TEST(progress_status)
+{
+	struct bf_progress p;
+	struct bf_iv iv = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ASSERT_NE(NULL, f);
+	iv.start_ns = 1000000000ULL;
+	iv.end_ns = 2000000000ULL;
+	iv.bytes = 500000000ULL;
+	iv.bytes_total = 1000000000ULL;
+	bf_progress_init(&p, f, false, 1000000000ULL, 0, 0, NULL);
+	p.status = "floor: round 2/5";
+	bf_progress_iv(&p, &iv);
+	p.status = NULL;
+	bf_progress_iv(&p, &iv);
+	fclose(f);
+	EXPECT_STREQ("   2.0 s  1.00 GB  500 MB/s  mean 500 MB/s  floor: round 2/5\n"
+		     "   2.0 s  1.00 GB  500 MB/s  mean 500 MB/s\n", buf);
+	free(buf);
+}
+
 /* The summary's errors line, whichever classes are present. */
 static void errors_line(char *out, size_t len, const uint64_t *cls)
 {

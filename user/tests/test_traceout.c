@@ -234,4 +234,24 @@ TEST(create)
 	rmdir(dir);
 }
 
+/* # KEY: TEXT notes (stop, experiment): one line each, newlines flattened */
+TEST(note)
+{
+	struct bf_tracer t;
+	char buf[256] = "";
+	int fd[2];
+	ssize_t n;
+
+	ASSERT_EQ(0, pipe(fd));
+	bf_tracer_fd(&t, fd[1], "pipe");
+	bf_tracer_note(&t, "experiment", "idle-recovery: 10 s\nthen 5 GB");
+	bf_tracer_note(&t, "stop", "wrote 1 GB");
+	close(fd[1]);
+	n = read(fd[0], buf, sizeof(buf) - 1);
+	close(fd[0]);
+	ASSERT_GT(n, 0);
+	EXPECT_STREQ("# experiment: idle-recovery: 10 s then 5 GB\n# stop: wrote 1 GB\n",
+		     buf);
+}
+
 TEST_HARNESS_MAIN

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Steps whose origin is outside the drive: see origin.h.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "origin.h"
+
+/* as the classifier's stalls: under 2 % of the upper quartile, >= 1 s */
+#define STALL_REL	0.02
+#define STALL_MIN_S	1.0
+
+static bool drive_cause(enum bf_class c)
+{
+	return c == BF_CLASS_CACHE_EXHAUSTION ||
+	       c == BF_CLASS_THERMAL_THROTTLING ||
+	       c == BF_CLASS_FTL_STARVATION;
+}
+
+/* The rate under which a sample is stalled; the median interval. */
+static int stall_limit(const struct bf_sample *s, size_t n, double *limit,
+		       double *dt)
+{
+	double *v = malloc(n * sizeof(*v));
+	size_t i;
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		v[i] = s[i].mbps;
+	*limit = STALL_REL * bf_select(v, n, n * 3 / 4);
+	for (i = 0; i < n; i++)
+		v[i] = s[i].dt;
+	*dt = bf_median(v, n);
+	free(v);
+	return 0;
+}
+
+void bf_report_stall_steps(const struct bf_sample *s, size_t n,
+			   struct bf_report *r)
+{
+	double limit, dt, start = 0, len = 0;
+	size_t i, k;
+
+	if (!drive_cause(r->class) || !r->nsteps || n < 3 ||
+	    stall_limit(s, n, &limit, &dt))
+		return;
+	for (i = 0; i <= n; i++) {
+		const struct bf_step *st = NULL;
+
+		if (i < n && s[i].mbps < limit) {
+			if (!len)
+				start = s[i].t - s[i].dt;
+			len += s[i].dt;
+			continue;
+		}
+		if (len < STALL_MIN_S) {
+			len = 0;
+			continue;
+		}
+		/* a stall ended at start + len: a step where it ended? */
+		for (k = 0; k < r->nsteps && !st; k++)
+			if (r->steps[k].time_s >= start - dt &&
+			    r->steps[k].time_s <= start + len + 2 * dt)
+				st = &r->steps[k];
+		if (st) {
+			char was[32];
+
+			snprintf(was, sizeof(was), "%s", bf_class_name(r->class));
+			snprintf(r->reason, sizeof(r->reason),
+				 "a %.2fx step %s right after a %.1f s stall at %.1f s, with no event recorded to explain it (the shape alone said %s)",
+				 st->ratio >= 1 ? st->ratio : 1 / st->ratio,
+				 st->ratio >= 1 ? "down" : "up", len, start, was);
+			snprintf(r->explain, sizeof(r->explain),
+				 "Unclear: %s. A stall (a hung device, a reset, a starved host) followed by a new rate is as likely the link or the host as the drive: a USB 3 link that reset and came back at USB 2 speed, a UAS bridge that fell back to usb-storage. Measure again with blkfloor sustain, which follows the path and names such events, or check the kernel log of the run.",
+				 r->reason);
+			r->class = BF_CLASS_UNCLEAR;
+			r->confidence = 0;
+			r->has_step = false;
+			r->cache_bytes = 0;
+			r->step_time_s = 0;
+			return;
+		}
+		len = 0;
+	}
+}
+
+/* The first plateau is the host's page cache: how long it lasted. */
+static bool page_cache_burst(const struct bf_report *r)
+{
+	const struct bf_segment *a, *b;
+
+	if (r->nseg < 2)
+		return false;
+	a = &r->seg[0];
+	b = &r->seg[1];
+	return a->level_mbps >= BF_MEM_SPEED_MBPS &&
+	       a->end_s - a->start_s <= BF_PAGE_CACHE_MAX_S &&
+	       a->bytes <= BF_PAGE_CACHE_MAX_BYTES &&
+	       b->level_mbps > 0 && a->level_mbps >= 5 * b->level_mbps;
+}
+
+int bf_classify_imported(const struct bf_sample *s, size_t n,
+			 struct bf_report *r)
+{
+	double level, secs, bytes, end;
+	char a[32], b[32], why[sizeof(r->reason)], ex[sizeof(r->explain)];
+	size_t k;
+	int ret;
+
+	ret = bf_classify(s, n, r);
+	if (ret || !page_cache_burst(r))
+		return ret;
+	level = r->seg[0].level_mbps;
+	end = r->seg[0].end_s;
+	secs = end - r->seg[0].start_s;
+	bytes = r->seg[0].bytes;
+	for (k = 0; k < n && s[k].t <= end + 1e-9; k++)
+		;
+	if (n - k < 3)
+		return 0;
+	bf_report_free(r);
+	ret = bf_classify(s + k, n - k, r);
+	if (ret)
+		return ret;
+	bf_fmt_mbps(a, sizeof(a), level);
+	bf_fmt_si_bytes(b, sizeof(b), bytes);
+	snprintf(why, sizeof(why), "%s", r->reason);
+	snprintf(r->reason, sizeof(r->reason),
+		 "page cache burst left out (%s MB/s, %s); then ", a, b);
+	k = strlen(r->reason);
+	snprintf(r->reason + k, sizeof(r->reason) - k, "%s", why);
+	snprintf(ex, sizeof(ex), "%s", r->explain);
+	snprintf(r->explain, sizeof(r->explain),
+		 "The first %.1f s (%s) went at %s MB/s, memory speed: the writes filled the host's page cache (a tool writing without O_DIRECT), not an SLC cache; they are left out. ",
+		 secs, b, a);
+	k = strlen(r->explain);
+	snprintf(r->explain + k, sizeof(r->explain) - k, "%s", ex);
+	return 0;
+}

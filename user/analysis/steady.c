@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The stop rule of sustain: has the floor after a step been established?
+ * See steady.h.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "classify.h"
+#include "steady.h"
+
+void bf_steady_cfg_default(struct bf_steady_cfg *cfg)
+{
+	cfg->rounds = 5;
+	cfg->range_rel = 0.20;
+	cfg->excursion_rel = 0.10;
+	cfg->round_s = 10;
+	cfg->step_ratio = 1.2;
+	cfg->min_past_rel = 0.125;
+	cfg->min_past_bytes = 0;
+}
+
+void bf_steady_init(struct bf_steady *st, const struct bf_steady_cfg *cfg)
+{
+	memset(st, 0, sizeof(*st));
+	if (cfg)
+		st->cfg = *cfg;
+	else
+		bf_steady_cfg_default(&st->cfg);
+	if (st->cfg.rounds < 2)
+		st->cfg.rounds = 2;
+	if (st->cfg.rounds > BF_STEADY_MAX_ROUNDS)
+		st->cfg.rounds = BF_STEADY_MAX_ROUNDS;
+	if (!(st->cfg.step_ratio > 1))
+		st->cfg.step_ratio = 1.2;
+	if (!(st->cfg.round_s > 0))
+		st->cfg.round_s = 10;
+}
+
+static double win_mean(const struct bf_steady *st)
+{
+	double s = 0;
+	unsigned int i;
+
+	for (i = 0; i < st->nwin; i++)
+		s += st->win[i];
+	return st->nwin ? s / st->nwin : 0;
+}
+
+/* Range and fitted line's excursion over the window, relative to its mean. */
+static void window_check(struct bf_steady *st)
+{
+	double m = win_mean(st), lo = st->win[0], hi = st->win[0];
+	double sx = 0, sxy = 0, sxx = 0, n = st->nwin, slope;
+	unsigned int i;
+
+	for (i = 0; i < st->nwin; i++) {
+		lo = fmin(lo, st->win[i]);
+		hi = fmax(hi, st->win[i]);
+		sx += i;
+		sxx += (double)i * i;
+		sxy += i * st->win[i];
+	}
+	slope = (sxy - sx * m) / (sxx - sx * sx / n);
+	st->level_mbps = m;
+	st->range = m > 0 ? (hi - lo) / m : INFINITY;
+	st->excursion = m > 0 ? fabs(slope) * (n - 1) / m : INFINITY;
+}
+
+static void push_round(struct bf_steady *st, double mbps)
+{
+	if (st->nwin == st->cfg.rounds) {
+		memmove(st->win, st->win + 1, (st->nwin - 1) * sizeof(st->win[0]));
+		st->nwin--;
+	}
+	st->win[st->nwin++] = mbps;
+	st->nrounds++;
+}
+
+/* A step at the start of the run of deviating intervals. */
+static void step(struct bf_steady *st, double level)
+{
+	double after = st->dev_t > 0 ? st->dev_b / st->dev_t / 1e6 : 0;
+	struct bf_steady_step *s;
+
+	if (!(after > 0))
+		after = st->rt > 0 ? st->rb / st->rt / 1e6 : level;
+	if (st->nsteps < BF_STEADY_MAX_STEPS) {
+		s = &st->steps[st->nsteps++];
+		s->bytes = st->dev_bytes;
+		s->time_s = st->dev_time;
+		s->ratio = level / after;
+	}
+	st->nchanges++;
+	if (level > after && !st->has_down) {
+		st->has_down = true;
+		st->cache_bytes = st->dev_bytes;
+	}
+	if (st->has_down)
+		st->min_past = fmax(st->cfg.min_past_bytes,
+				    st->cfg.min_past_rel * st->cache_bytes);
+	/* the new plateau starts where the step did, its rounds sized
+	 * from the rate after it */
+	st->plateau_bytes = st->dev_bytes;
+	st->round_bytes = after * 1e6 * st->cfg.round_s;
+	st->nwin = 0;
+	st->nrounds = 0;
+	st->range = st->excursion = 0;
+	st->level_mbps = after;
+	st->dev_dir = 0;
+}
+
+/* Follow the run of intervals off the level (for the step's position). */
+static void track_deviation(struct bf_steady *st, double dt, double bytes)
+{
+	double level = st->nwin ? win_mean(st) : 0, r = bytes / dt / 1e6;
+	int dir = 0;
+
+	if (level > 0 && r < level / st->cfg.step_ratio)
+		dir = -1;
+	else if (level > 0 && r > level * st->cfg.step_ratio)
+		dir = 1;
+	if (dir && dir == st->dev_dir) {
+		st->dev_b += bytes;
+		st->dev_t += dt;
+		return;
+	}
+	st->dev_dir = dir;
+	st->dev_bytes = st->bytes;
+	st->dev_time = st->secs;
+	st->dev_b = dir ? bytes : 0;
+	st->dev_t = dir ? dt : 0;
+}
+
+bool bf_steady_add(struct bf_steady *st, double dt, double bytes)
+{
+	double m, level;
+	bool full;
+
+	if (st->holds)
+		return true;
+	if (!(dt > 0) || !(bytes >= 0))
+		return false;
+	/* a stall (a hang, a reset, a starved host) is not the floor: kept
+	 * out of the rounds, as the classifier keeps it out of plateaus */
+	if (bytes / dt / 1e6 < BF_STEADY_STALL_REL *
+			       (st->nwin ? win_mean(st) : st->level_mbps)) {
+		st->bytes += bytes;
+		st->secs += dt;
+		st->stalled += dt;
+		return false;
+	}
+	track_deviation(st, dt, bytes);
+	st->bytes += bytes;
+	st->secs += dt;
+	/* a step shows in a round's time: do not wait for a round of
+	 * the old plateau's bytes at a rate many times lower */
+	if (st->nwin && st->dev_dir && st->dev_t >= st->cfg.round_s) {
+		step(st, win_mean(st));
+		st->rb = st->rt = 0;
+		return false;
+	}
+	st->rb += bytes;
+	st->rt += dt;
+	full = st->round_bytes > 0 ? st->rb >= st->round_bytes :
+				     st->rt >= st->cfg.round_s;
+	if (!full)
+		return false;
+	m = st->rb / st->rt / 1e6;
+	if (!st->round_bytes)
+		st->round_bytes = m * 1e6 * st->cfg.round_s;
+	st->rb = st->rt = 0;
+	level = win_mean(st);
+	if (st->nwin && (m < level / st->cfg.step_ratio ||
+			 m > level * st->cfg.step_ratio) && st->dev_dir) {
+		step(st, level);
+		return false;
+	}
+	push_round(st, m);
+	if (st->nwin < st->cfg.rounds)
+		return false;
+	window_check(st);
+	if (!st->has_down || st->bytes - st->plateau_bytes < st->min_past)
+		return false;
+	st->holds = st->range <= st->cfg.range_rel &&
+		    st->excursion <= st->cfg.excursion_rel;
+	return st->holds;
+}
+
+void bf_steady_status(const struct bf_steady *st, char *buf, size_t len)
+{
+	char a[32], b[32];
+
+	if (st->holds) {
+		bf_fmt_mbps(a, sizeof(a), st->level_mbps);
+		snprintf(buf, len, "floor holds at %s MB/s", a);
+		return;
+	}
+	if (!st->has_down) {
+		snprintf(buf, len, "no step yet");
+		return;
+	}
+	bf_fmt_si_bytes(a, sizeof(a), st->bytes - st->plateau_bytes);
+	bf_fmt_si_bytes(b, sizeof(b), st->min_past);
+	if (st->nwin < st->cfg.rounds)
+		snprintf(buf, len, "floor: round %u/%u, %s/%s past the step",
+			 st->nwin, st->cfg.rounds, a, b);
+	else
+		snprintf(buf, len, "floor: range %.0f%%, trend %.0f%%, %s/%s past the step",
+			 100 * st->range, 100 * st->excursion, a, b);
+}
+
+void bf_steady_said(const struct bf_steady *st, double region, char *buf,
+		    size_t len)
+{
+	char past[32], at[32], of[40] = "", tot[32], lvl[32];
+	const struct bf_steady_step *last = st->nsteps ?
+		&st->steps[st->nsteps - 1] : NULL;
+
+	if (region > 0) {
+		bf_fmt_si_bytes(tot, sizeof(tot), region);
+		snprintf(of, sizeof(of), " of %s", tot);
+	}
+	bf_fmt_si_bytes(tot, sizeof(tot), st->bytes);
+	if (st->holds && last) {
+		bf_fmt_si_bytes(past, sizeof(past), st->bytes - last->bytes);
+		bf_fmt_si_bytes(at, sizeof(at), last->bytes);
+		bf_fmt_mbps(lvl, sizeof(lvl), st->level_mbps);
+		snprintf(buf, len,
+			 "stopped %s past a step at %s%s: the floor held at %s MB/s for %u rounds (range %.0f %%, trend %.0f %%); a drive may slow again when its free space runs out; `--until full` writes it all",
+			 past, at, of, lvl, st->nwin, 100 * st->range,
+			 100 * st->excursion);
+		return;
+	}
+	if (!st->has_down) {
+		snprintf(buf, len,
+			 "wrote %s%s without a step: a drive whose cache is larger than that would step later, and cannot be told from one without a cache",
+			 tot, of);
+		return;
+	}
+	bf_fmt_si_bytes(at, sizeof(at), last ? last->bytes : st->cache_bytes);
+	snprintf(buf, len,
+		 "wrote %s%s; the floor after the step at %s did not hold before the write ended (%u of %u rounds, range %.0f %%, trend %.0f %%)",
+		 tot, of, at, st->nwin, st->cfg.rounds, 100 * st->range,
+		 100 * st->excursion);
+}

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The experiments (analysis/experiment.c) on simulated drives
+ * (tests/simdrive.c): each cause answers them as it should, including
+ * the shapes that mislead (a throttle that holds one level looks like a
+ * cache; a cache whose drive cools on the floor looks like heat; an FTL
+ * whose floor switches between levels looks like heat).
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#include "kselftest_harness.h"
+#pragma GCC diagnostic pop
+#include "experiment.h"
+#include "simdrive.h"
+
+/* A sustained write to the floor, its shape-only report, then diagnose. */
+static int run(struct simdrive *d, double sustain_s, bool trim,
+	       struct bf_report *r, struct bf_diag *dg)
+{
+	struct bf_series s = { 0 };
+	struct bf_diag_cfg cfg;
+	struct bf_drive drv;
+	int ret;
+
+	sim_sustain(d, sustain_s, &s);
+	ret = bf_classify(s.s, s.n, r);
+	bf_series_free(&s);
+	if (ret)
+		return ret;
+	bf_diag_cfg_init(&cfg, r->peak_mbps, r->floor_mbps,
+			 r->has_step ? r->cache_bytes : 0);
+	cfg.trim = trim;
+	sim_ops(d, &drv);
+	return bf_diagnose(&drv, &cfg, dg);
+}
+
+static const struct bf_evidence *find(const struct bf_diag *dg,
+				      enum bf_exp_kind k)
+{
+	size_t i;
+
+	for (i = 0; i < dg->nev; i++)
+		if (dg->ev[i].kind == k)
+			return &dg->ev[i];
+	return NULL;
+}
+
+TEST(probe_held)
+{
+	struct bf_sample s[8];
+	double r[8] = { 900, 880, 300, 910, 890, 200, 210, 190 };
+	double b, t;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		s[i] = (struct bf_sample){ .t = i + 1, .dt = 1, .mbps = r[i] };
+	/* a one-interval dip is part of the high rate; three under: floor */
+	ASSERT_TRUE(bf_probe_held(s, 8, 500, 3, &b, &t));
+	EXPECT_EQ(5, t);
+	EXPECT_LT(fabs(b - (900 + 880 + 300 + 910 + 890) * 1e6), 1);
+	/* never three under: not relapsed; the short run at the end is
+	 * not counted as high */
+	ASSERT_FALSE(bf_probe_held(s, 7, 500, 3, &b, &t));
+	EXPECT_EQ(5, t);
+}
+
+/* An SLC cache of 60 GB that refills at 30 GB per idle minute. */
+TEST(cache_refills_and_relapses_after_bytes)
+{
+	struct simdrive d;
+	struct bf_report r;
+	struct bf_diag dg;
+	const struct bf_evidence *e;
+
+	sim_init(&d, 2000, 400, 1);
+	d.noise = 0.02;
+	d.cache = true;
+	d.cache_bytes = 60e9;
+	d.refill_bps = 0.5e9;
+	ASSERT_EQ(0, run(&d, 200, false, &r, &dg));
+	EXPECT_EQ(BF_CLASS_CACHE_EXHAUSTION, (int)r.class);
+	EXPECT_LE(r.confidence, BF_SHAPE_CONF_MAX);
+	ASSERT_TRUE(dg.recovers);
+	/* 30 GB per idle minute, from the gaps before it is full again */
+	EXPECT_LT(fabs(dg.refill_per_min - 30e9) / 30e9, 0.1) TH_LOG("%.3g", dg.refill_per_min);
+	EXPECT_LT(fabs(dg.gap[0].held_bytes - 5e9), 2e9);
+	EXPECT_LT(fabs(dg.gap[2].held_bytes - 60e9), 3e9);
+	e = find(&dg, BF_EXP_COOL_DOWN);
+	ASSERT_NE(NULL, e);
+	EXPECT_EQ(BF_CLASS_CACHE_EXHAUSTION, e->supports) TH_LOG("%s", e->result);
+	EXPECT_TRUE(e->confirms);
+	EXPECT_NE(NULL, strstr(e->result, "after a number of bytes"));
+	/* the cost: what the probes wrote and every idle second */
+	EXPECT_LT(fabs(dg.bytes - (dg.ev[0].bytes + dg.ev[1].bytes)), 1);
+	EXPECT_GE(dg.secs, 10 + 60 + 240 + 240);
+	EXPECT_LT(fabs(dg.secs - (d.t - 200)), 1e-6);
+	EXPECT_LT(fabs(dg.bytes - (d.written - r.total_bytes)), 1e3);
+	bf_report_apply_evidence(&r, dg.ev, dg.nev);
+	EXPECT_EQ(BF_CLASS_CACHE_EXHAUSTION, (int)r.class);
+	EXPECT_TRUE(r.confirmed);
+	EXPECT_GE(r.confidence, 0.9);
+	bf_report_free(&r);
+}
+
+/*
+ * A throttle that holds one level: 2,000 MB/s until the controller
+ * reaches 70 °C (about a minute), then 900 MB/s for good. The shape is a
+ * cache's; the cool-down says heat (a probe at lower power holds far
+ * longer than the bytes a cache would allow).
+ */
+TEST(throttle_holding_one_level_is_heat)
+{
+	struct simdrive d;
+	struct bf_report r;
+	struct bf_diag dg;
+	const struct bf_evidence *e;
+
+	sim_init(&d, 2000, 400, 2);
+	d.noise = 0.02;
+	d.heat = true;
+	d.heat_k = 0.0005;
+	d.tau_s = 60;
+	d.t_hot = 70;
+	d.t_cool = 55;
+	d.thr_mbps = 900;
+	ASSERT_EQ(0, run(&d, 300, false, &r, &dg));
+	/* shape alone gets it wrong */
+	EXPECT_NE(BF_CLASS_THERMAL_THROTTLING, (int)r.class) TH_LOG("%s", r.reason);
+	ASSERT_TRUE(dg.recovers);
+	e = find(&dg, BF_EXP_COOL_DOWN);
+	ASSERT_NE(NULL, e);
+	EXPECT_EQ(BF_CLASS_THERMAL_THROTTLING, e->supports) TH_LOG("%s", e->result);
+	EXPECT_TRUE(e->confirms);
+	bf_report_apply_evidence(&r, dg.ev, dg.nev);
+	EXPECT_EQ(BF_CLASS_THERMAL_THROTTLING, (int)r.class);
+	EXPECT_TRUE(r.confirmed);
+	EXPECT_NE(NULL, strstr(e->effect, "changes the verdict")) TH_LOG("%s", e->effect);
+	bf_report_free(&r);
+}
+
+/*
+ * A cache cliff on a drive that heats while the cache takes 2,000 MB/s
+ * and cools on the 400 MB/s floor, never near a throttle: the
+ * temperature moves with the rate, but the cool-down says bytes.
+ */
+TEST(cooling_cache_is_a_cache)
+{
+	struct simdrive d;
+	struct bf_report r;
+	struct bf_diag dg;
+	const struct bf_evidence *e;
+
+	sim_init(&d, 2000, 400, 3);
+	d.noise = 0.02;
+	d.cache = true;
+	d.cache_bytes = 60e9;
+	d.refill_bps = 0.5e9;
+	d.heat = true;
+	d.temp_readable = true;
+	d.heat_k = 0.0003;
+	d.tau_s = 30;
+	d.t_hot = 200;
+	d.t_cool = 150;
+	ASSERT_EQ(0, run(&d, 200, false, &r, &dg));
+	e = find(&dg, BF_EXP_COOL_DOWN);
+	ASSERT_NE(NULL, e);
+	EXPECT_EQ(BF_CLASS_CACHE_EXHAUSTION, e->supports) TH_LOG("%s", e->result);
+	/* the temperature where readable is reported beside it */
+	EXPECT_TRUE(dg.capped.have_temp);
+	EXPECT_NE(NULL, strstr(e->result, "°C over the idle gap")) TH_LOG("%s", e->result);
+	bf_report_apply_evidence(&r, dg.ev, dg.nev);
+	EXPECT_EQ(BF_CLASS_CACHE_EXHAUSTION, (int)r.class);
+	EXPECT_TRUE(r.confirmed);
+	bf_report_free(&r);
+}
+
+/*
+ * A starved FTL whose floor switches between 400 and 700 MB/s every
+ * 30 s of writing: no recovery with idle time; with --trim the rate comes
+ * back to 940 MB/s for the 100 GB the discard cleaned.
+ */
+TEST(starved_ftl_recovers_after_trim)
+{
+	struct simdrive d;
+	struct bf_report r;
+	struct bf_diag dg;
+	const struct bf_evidence *e;
+
+	sim_init(&d, 940, 400, 4);
+	d.noise = 0.02;
+	d.ftl = true;
+	d.gc_mbps = 700;
+	d.gc_period_s = 30;
+	d.clean_bytes = 100e9;
+	d.discard_ok = true;
+	ASSERT_EQ(0, run(&d, 300, true, &r, &dg));
+	EXPECT_FALSE(dg.recovers);
+	e = find(&dg, BF_EXP_IDLE_RECOVERY);
+	ASSERT_NE(NULL, e);
+	EXPECT_EQ(BF_CLASS_FTL_STARVATION, e->supports);
+	EXPECT_FALSE(e->confirms);
+	EXPECT_EQ(NULL, find(&dg, BF_EXP_COOL_DOWN));
+	e = find(&dg, BF_EXP_TRIM_RETEST);
+	ASSERT_NE(NULL, e);
+	EXPECT_EQ(1U, d.discards);
+	EXPECT_EQ(BF_CLASS_FTL_STARVATION, e->supports) TH_LOG("%s", e->result);
+	EXPECT_TRUE(e->confirms);
+	bf_report_apply_evidence(&r, dg.ev, dg.nev);
+	EXPECT_EQ(BF_CLASS_FTL_STARVATION, (int)r.class) TH_LOG("%s", r.reason);
+	EXPECT_TRUE(r.confirmed);
+	bf_report_free(&r);
+}
+
+/* Without --trim, or where discard does not reach the drive: not proven. */
+TEST(starved_ftl_without_trim)
+{
+	struct simdrive d;
+	struct bf_report r;
+	struct bf_diag dg;
+	const struct bf_evidence *e;
+
+	sim_init(&d, 940, 400, 5);
+	d.ftl = true;
+	d.gc_mbps = 700;
+	d.gc_period_s = 30;
+	d.clean_bytes = 100e9;
+	d.discard_ok = false;
+	ASSERT_EQ(0, run(&d, 300, true, &r, &dg));
+	e = find(&dg, BF_EXP_TRIM_RETEST);
+	ASSERT_NE(NULL, e);
+	EXPECT_NE(NULL, strstr(e->result, "discard does not reach")) TH_LOG("%s", e->result);
+	EXPECT_EQ(-1, e->supports);
+	EXPECT_EQ(0U, d.discards);
+	bf_report_apply_evidence(&r, dg.ev, dg.nev);
+	EXPECT_FALSE(r.confirmed);
+	EXPECT_LE(r.confidence, BF_SHAPE_CONF_MAX);
+	bf_report_free(&r);
+}
+
+/* A cache drive's TRIM retest is not taken for a starved FTL. */
+TEST(trim_on_a_cache_is_not_ftl)
+{
+	struct simdrive d;
+	struct bf_report r;
+	struct bf_diag dg;
+	const struct bf_evidence *e;
+
+	sim_init(&d, 2000, 400, 6);
+	d.cache = true;
+	d.cache_bytes = 60e9;
+	d.refill_bps = 0.5e9;
+	d.discard_ok = true;
+	ASSERT_EQ(0, run(&d, 200, true, &r, &dg));
+	e = find(&dg, BF_EXP_TRIM_RETEST);
+	ASSERT_NE(NULL, e);
+	EXPECT_FALSE(e->confirms) TH_LOG("%s", e->result);
+	bf_report_apply_evidence(&r, dg.ev, dg.nev);
+	EXPECT_EQ(BF_CLASS_CACHE_EXHAUSTION, (int)r.class);
+	bf_report_free(&r);
+}
+
+/* No step to probe: refused, nothing written. */
+TEST(no_step)
+{
+	struct bf_diag_cfg cfg;
+	struct simdrive d;
+	struct bf_drive drv;
+	struct bf_diag dg;
+
+	sim_init(&d, 918, 918, 7);
+	sim_ops(&d, &drv);
+	bf_diag_cfg_init(&cfg, 918, 900, 0);
+	EXPECT_EQ(-EINVAL, bf_diagnose(&drv, &cfg, &dg));
+	EXPECT_EQ(0, d.written);
+	EXPECT_EQ(0, d.idle_total);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The stop rule of sustain (analysis/steady.c) on byte-driven curves: a
+ * tier lasts a number of bytes, sampled once a second, with noise.
+ */
+#include <math.h>
+#include <string.h>
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#include "kselftest_harness.h"
+#pragma GCC diagnostic pop
+#include "rng.h"
+#include "steady.h"
+
+struct tier {
+	double bytes;	/* how long it lasts (the last one: for ever) */
+	double mbps;
+};
+
+/*
+ * Feed @st one-second intervals of the curve until the rule stops or
+ * @limit bytes were written; noise: each interval's rate times
+ * (1 + @noise * uniform(-1, 1)). Returns the bytes written.
+ */
+static double drive(struct bf_steady *st, const struct tier *t, size_t nt,
+		    double noise, double limit, uint64_t seed)
+{
+	struct rng r = { seed };
+	double w = 0, edge = t[0].bytes;
+	size_t k = 0;
+
+	while (w < limit) {
+		double b, f = 1 + noise * (2 * rng_unif(&r) - 1);
+
+		while (k + 1 < nt && w >= edge)
+			edge += t[++k].bytes;
+		b = t[k].mbps * 1e6 * f;
+		w += b;
+		if (bf_steady_add(st, 1, b))
+			break;
+	}
+	return w;
+}
+
+/* The DRAM-less 1 TB drive: 2,555 MB/s for 280 GB, then 127 MB/s. */
+TEST(cliff_stops_past_the_minimum)
+{
+	const struct tier t[] = { { 280e9, 2555 }, { 1e15, 127 } };
+	struct bf_steady st;
+	char s[400];
+	double w;
+
+	bf_steady_init(&st, NULL);
+	w = drive(&st, t, 2, 0.02, 1e12, 1);
+	ASSERT_TRUE(st.holds);
+	ASSERT_TRUE(st.has_down);
+	ASSERT_EQ(1U, st.nchanges);
+	/* the step is found within one interval of where it was */
+	EXPECT_LT(fabs(st.steps[0].bytes - 280e9), 2555e6 + 1);
+	EXPECT_GT(st.steps[0].ratio, 15);
+	/* at least an eighth of the cache past it, and not much more */
+	EXPECT_GE(w - 280e9, 35e9);
+	EXPECT_LT(w - 280e9, 45e9);
+	EXPECT_LT(fabs(st.level_mbps - 127) / 127, 0.02);
+	/* a fifth of the time a whole 1 TB write takes, at most */
+	EXPECT_LT(st.secs, (280e9 / 2555e6 + 720e9 / 127e6) / 5);
+	bf_steady_said(&st, 1e12, s, sizeof(s));
+	EXPECT_NE(NULL, strstr(s, "stopped 3")) TH_LOG("%s", s);
+	EXPECT_NE(NULL, strstr(s, "past a step at 281 GB of 1.00 TB")) TH_LOG("%s", s);
+	EXPECT_NE(NULL, strstr(s, "free space runs out")) TH_LOG("%s", s);
+	EXPECT_NE(NULL, strstr(s, "--until full")) TH_LOG("%s", s);
+}
+
+/* Rounds are bytes, sized from the rate of the plateau they belong to. */
+TEST(rounds_sized_from_rate)
+{
+	const struct tier t[] = { { 50e9, 1000 }, { 1e15, 200 } };
+	struct bf_steady st;
+
+	bf_steady_init(&st, NULL);
+	drive(&st, t, 2, 0, 30e9, 2);
+	EXPECT_LT(fabs(st.round_bytes - 1000e6 * 10), 1e6);
+	bf_steady_init(&st, NULL);
+	drive(&st, t, 2, 0, 1e12, 2);
+	ASSERT_TRUE(st.holds);
+	EXPECT_LT(fabs(st.round_bytes - 200e6 * 10), 1e6);
+}
+
+/*
+ * A two-tier cache: pSLC at 3,500 MB/s for 400 GB, then direct-to-TLC at
+ * 2,200 MB/s for 44 GB (20 s: long enough for five short rounds), then
+ * folding at 1,000 MB/s. The minimum past the step (an eighth of 400 GB)
+ * covers the second tier: the rule must see it and stop on folding.
+ */
+TEST(two_tier_cache_not_missed)
+{
+	const struct tier t[] = { { 400e9, 3500 }, { 44e9, 2200 },
+				  { 1e15, 1000 } };
+	struct bf_steady_cfg cfg;
+	struct bf_steady st;
+	double w;
+
+	bf_steady_cfg_default(&cfg);
+	cfg.round_s = 2;
+	bf_steady_init(&st, &cfg);
+	w = drive(&st, t, 3, 0.03, 2e12, 3);
+	ASSERT_TRUE(st.holds);
+	ASSERT_EQ(2U, st.nsteps);
+	EXPECT_GT(w, 444e9);
+	EXPECT_LT(fabs(st.steps[1].bytes - 444e9), 3.5e9);
+	EXPECT_LT(fabs(st.level_mbps - 1000) / 1000, 0.03);
+
+	/* without the minimum the window alone stops on the TLC tier */
+	cfg.min_past_rel = 0;
+	bf_steady_init(&st, &cfg);
+	w = drive(&st, t, 3, 0.03, 2e12, 3);
+	ASSERT_TRUE(st.holds);
+	EXPECT_LT(w, 444e9);
+}
+
+/* A noisy floor (+-30 % per interval) still holds; its level is right. */
+TEST(noisy_floor_holds)
+{
+	const struct tier t[] = { { 100e9, 1524 }, { 1e15, 1132 } };
+	const struct tier n[] = { { 20e9, 2555 }, { 1e15, 127 } };
+	struct bf_steady st;
+
+	/* the 1.3x single step */
+	bf_steady_init(&st, NULL);
+	drive(&st, t, 2, 0.05, 1e12, 4);
+	ASSERT_TRUE(st.holds);
+	EXPECT_LT(fabs(st.level_mbps - 1132) / 1132, 0.03);
+	EXPECT_LT(fabs(st.steps[0].bytes - 100e9), 2 * 1524e6);
+
+	bf_steady_init(&st, NULL);
+	drive(&st, n, 2, 0.30, 1e12, 5);
+	ASSERT_TRUE(st.holds);
+	EXPECT_EQ(1U, st.nchanges);
+	EXPECT_LT(fabs(st.level_mbps - 127) / 127, 0.06);
+}
+
+/*
+ * Stalls (a hung bridge, a starved guest) of an interval or three on the
+ * floor are not the floor: the rule holds as without them.
+ */
+TEST(stalls_kept_out)
+{
+	struct bf_steady st;
+	double t, w = 0;
+
+	bf_steady_init(&st, NULL);
+	for (t = 0; t < 2000 && !st.holds; t++) {
+		double r = w < 20e9 ? 2000 : 100;
+
+		/* three intervals at ~0 every 7 s on the floor */
+		if (w >= 20e9 && (long)t % 7 < 3)
+			r = 0.5;
+		w += r * 1e6;
+		bf_steady_add(&st, 1, r * 1e6);
+	}
+	ASSERT_TRUE(st.holds);
+	EXPECT_EQ(1U, st.nchanges);
+	EXPECT_LT(fabs(st.level_mbps - 100) / 100, 0.02);
+	EXPECT_GT(st.stalled, 10);
+}
+
+/* A flat drive never stops; the sentence says how much went without a step. */
+TEST(no_step_writes_on)
+{
+	const struct tier t[] = { { 1e15, 918 } };
+	struct bf_steady st;
+	char s[400];
+	double w;
+
+	bf_steady_init(&st, NULL);
+	w = drive(&st, t, 1, 0.01, 322e9, 6);
+	EXPECT_FALSE(st.holds);
+	EXPECT_FALSE(st.has_down);
+	EXPECT_GE(w, 322e9);
+	bf_steady_said(&st, 322e9, s, sizeof(s));
+	EXPECT_NE(NULL, strstr(s, "without a step")) TH_LOG("%s", s);
+	EXPECT_NE(NULL, strstr(s, "wrote 322 GB")) TH_LOG("%s", s);
+	bf_steady_status(&st, s, sizeof(s));
+	EXPECT_STREQ("no step yet", s);
+}
+
+/*
+ * A starved FTL switching between 120 and 940 MB/s every 30 s has no
+ * floor that holds: the rule never stops it.
+ */
+TEST(gc_switching_does_not_hold)
+{
+	struct bf_steady st;
+	double t;
+	char s[200];
+
+	bf_steady_init(&st, NULL);
+	for (t = 0; t < 3000; t++) {
+		double r = ((long)(t / 30)) % 2 ? 120 : 940;
+
+		ASSERT_FALSE(bf_steady_add(&st, 1, r * 1e6));
+	}
+	EXPECT_TRUE(st.has_down);
+	EXPECT_GT(st.nchanges, 10U);
+	bf_steady_said(&st, 0, s, sizeof(s));
+	EXPECT_NE(NULL, strstr(s, "did not hold")) TH_LOG("%s", s);
+}
+
+/* The progress words follow the rule's state. */
+TEST(status_words)
+{
+	const struct tier t[] = { { 20e9, 2000 }, { 1e15, 500 } };
+	struct bf_steady st;
+	char s[200];
+
+	bf_steady_init(&st, NULL);
+	drive(&st, t, 2, 0, 20e9 + 25 * 500e6, 7);
+	bf_steady_status(&st, s, sizeof(s));
+	EXPECT_NE(NULL, strstr(s, "round 1/5")) TH_LOG("%s", s);
+	drive(&st, t + 1, 1, 0, 1e12, 7);
+	bf_steady_status(&st, s, sizeof(s));
+	EXPECT_STREQ("floor holds at 500 MB/s", s);
+}
+
+/* Bad intervals are ignored, not counted. */
+TEST(bad_input)
+{
+	struct bf_steady st;
+
+	bf_steady_init(&st, NULL);
+	EXPECT_FALSE(bf_steady_add(&st, 0, 1e6));
+	EXPECT_FALSE(bf_steady_add(&st, NAN, 1e6));
+	EXPECT_FALSE(bf_steady_add(&st, 1, NAN));
+	EXPECT_EQ(0, st.bytes);
+}
+
+TEST_HARNESS_MAIN
