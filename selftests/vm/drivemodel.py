@@ -265,7 +265,8 @@ class Model:
         st = {'model': self.name, 'rate': self.limit,
               'rd_rate': self.read_limit, 'written': self.written,
               'unmapped': self.unmapped, 'idle': int(self.idle)}
-        st.update(self._state())
+        if self.now is not None:        # started by the first update
+            st.update(self._state())
         return st
 
     # For subclasses.

@@ -522,10 +522,14 @@ class FakeQemu:
         self.lock = threading.Lock()
         self.disks = {
             'uas0': {'device': 'drv-uas0', 'qdev': UAS_QDEV,
-                     'stats': _stats(), 'size': 256 * MiB},
+                     'stats': _stats(), 'size': 256 * MiB,
+                     'file': '/rig/uas0.img', 'serial': 'BLKFLOOR-UAS0'},
             'usb0': {'device': 'drv-usb0', 'qdev': USB_QDEV,
-                     'stats': _stats(), 'size': 512 * MiB},
+                     'stats': _stats(), 'size': 512 * MiB,
+                     'file': '/rig/usb0.img', 'serial': 'BLKFLOOR-USB0'},
         }
+        self.nodes = {}         # blockdev-add'ed nodes: name -> arguments
+        self.added = []         # device_add arguments
         self.throttles = []     # (qdev, bps_wr, bps_rd)
         self.commands = []
         self.srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -597,8 +601,44 @@ class FakeQemu:
             if cmd == 'query-block':
                 return {'return': [
                     {'device': d['device'], 'qdev': d['qdev'],
-                     'inserted': {'image': {'virtual-size': d['size']}}}
+                     'inserted': {'file': d['file'], 'image': {
+                         'virtual-size': d['size'],
+                         'filename': d['file']}}}
                     for d in self.disks.values()]}
+            if cmd == 'qom-get':
+                for d in self.disks.values():
+                    if d['qdev'].startswith(args['path'] + '/') or \
+                            d['qdev'] == args['path']:
+                        return {'return': d[args['property']]}
+                return {'error': {'class': 'DeviceNotFound',
+                                  'desc': 'no such path'}}
+            if cmd == 'query-named-block-nodes':
+                return {'return': [{'node-name': n} for n in self.nodes]}
+            if cmd == 'blockdev-add':
+                if args['node-name'] in self.nodes:
+                    return {'error': {'class': 'GenericError',
+                                      'desc': 'Duplicate nodes'}}
+                self.nodes[args['node-name']] = args
+                return {'return': {}}
+            if cmd == 'blockdev-del':
+                if args['node-name'] not in self.nodes:
+                    return {'error': {'class': 'GenericError',
+                                      'desc': 'no such node'}}
+                del self.nodes[args['node-name']]
+                return {'return': {}}
+            if cmd == 'device_add':
+                dev = args['id']
+                node = self.nodes.get(args['drive'])
+                if dev in self.disks or node is None:
+                    return {'error': {'class': 'GenericError',
+                                      'desc': 'cannot add'}}
+                self.added.append(dict(args))
+                self.disks[dev] = {
+                    'device': '', 'qdev': f'/machine/peripheral/{dev}/'
+                    f'{dev}.0/legacy[0]', 'stats': _stats(),
+                    'size': 512 * MiB, 'file': node['file']['filename'],
+                    'serial': args['serial']}
+                return {'return': {}}
             if cmd == 'block_set_io_throttle':
                 dev, d = self._find(args)
                 if d is None:
@@ -802,6 +842,64 @@ class TestAgent(RigTestCase):
                          'err no such device usb0')
         self.assertTrue(a.handle('unplug usb0').startswith('err qmp: '))
         self.assertEqual(a.handle('stats uas0').split()[0], 'ok')
+
+    def test_relink(self):
+        a = self.connect()
+        self.qemu.set_stats('usb0', wr=100 * MB)
+        a.handle('model usb0 flat rate=50M')
+        self.assertEqual(a.handle('relink usb0 usb2'),
+                         'ok relinked=usb0 bus=ehci.0 rate=35000000')
+        self.assertNotIn('usb0', a.controllers)     # the model is gone
+        add = self.qemu.added[-1]
+        self.assertEqual((add['driver'], add['bus'], add['drive'],
+                          add['serial']),
+                         ('usb-storage', 'ehci.0', 'drv-usb0',
+                          'BLKFLOOR-USB0'))
+        node = self.qemu.nodes['drv-usb0']
+        self.assertEqual(node['file']['filename'], '/rig/usb0.img')
+        self.assertEqual(node['discard'], 'unmap')
+        self.assertEqual(self.qemu.last_throttle(USB_QDEV),
+                         (35 * MB, 35 * MB))
+        self.assertEqual(a.handle('stats usb0').split()[1], 'wr_bytes=0')
+        # back at USB 3 speed: our node is replaced, the cap lifted
+        self.assertEqual(a.handle('relink usb0 usb3 discard=ignore'),
+                         'ok relinked=usb0 bus=xhci.0 rate=0')
+        self.assertEqual(self.qemu.added[-1]['bus'], 'xhci.0')
+        self.assertEqual(self.qemu.nodes['drv-usb0']['discard'], 'ignore')
+        self.assertEqual(self.qemu.last_throttle(USB_QDEV), (0, 0))
+        self.assertEqual(a.handle('relink usb0 usb2 rate=20M'),
+                         'ok relinked=usb0 bus=ehci.0 rate=20000000')
+        self.assertEqual(self.qemu.commands.count('device_del'), 3)
+
+    def test_relink_errors(self):
+        a = self.connect()
+        for req in ('relink', 'relink usb0', 'relink usb0 usb4',
+                    'relink usb0 usb2 rate=x', 'relink usb0 usb2 speed=1',
+                    'relink usb0 usb2 discard=maybe', 'relink nope usb2',
+                    'relink usb0 usb2 rate=1M discard=unmap x'):
+            self.assertTrue(a.handle(req).startswith('err '), req)
+        self.assertIn('not a usb-storage disk', a.handle('relink uas0 usb2'))
+        self.assertNotIn('device_del', self.qemu.commands)
+
+    def test_temperature_file(self):
+        a = self.connect()
+        a.temp_dir = self.tmp.name
+        path = os.path.join(self.tmp.name, 'temp-uas0')
+        self.assertTrue(a.handle('model uas0 heat tau=5').startswith('ok'))
+        self.assertIn(f'temp_file={path}', a.handle('model-state uas0'))
+
+        def temp():
+            with open(path, encoding='ascii') as f:
+                return f.read()
+        self.assertEqual(temp(), '30.00\n')
+        self.qemu.set_stats('uas0', wr=100 * MB)    # +30 degrees
+        wait_for(lambda: temp() != '30.00\n')
+        self.assertAlmostEqual(float(temp()), 60.0, delta=0.5)
+        # a model without a temperature writes none
+        a.handle('model usb0 slc')
+        self.assertNotIn('temp_file', a.handle('model-state usb0'))
+        self.assertFalse(os.path.exists(os.path.join(self.tmp.name,
+                                                     'temp-usb0')))
 
     def test_quit_and_qemu_gone(self):
         a = self.connect()
