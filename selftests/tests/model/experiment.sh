@@ -11,7 +11,7 @@ xrun() {
 	local dev=$1 name=$2
 	shift 2
 	"$BLKFLOOR" run "$dev" --rw write --yes-destroy-data --quiet --json \
-		--interval 200ms --qd 8 --trace "$XDIR/$name.csv" "$@" \
+		--interval 200ms --qd 8 --force --trace "$XDIR/$name.csv" "$@" \
 		> "$XDIR/$name.json" 2> "$XDIR/$name.err" ||
 		{ sed 's/^/# /' "$XDIR/$name.err"; fail "$name: blkfloor run failed"; }
 	diag "$name: $(json_get "$XDIR/$name.json" '"%d bytes in %.2f s, %.1f MB/s" % (j["bytes"], j["elapsed_s"], j["mbps"])')"
