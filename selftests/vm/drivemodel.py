@@ -21,15 +21,30 @@ Models and parameters (sizes and rates take the suffixes K M G T = 10^3..
 rates, /s):
 
   flat     rate=                a fixed cap (a link)
-  slc      fast= slow= cache= drain=
+  slc      fast= slow= cache= drain= delay=
            fast until cache= bytes have been written since the cache was
-           last empty, then slow; the cache folds back at drain= bytes/s only
-           while the drive is idle
+           last empty, then slow; the cache folds back (is regained) at
+           drain= bytes/s only while the drive is idle, starting delay= s
+           after the drive turned idle, up to its size: after an idle gap
+           of T s the next write runs fast for drain= * (T - delay=) bytes
+           (at most cache=) and relapses.  Answers the idle-recovery
+           experiment; state: refilled= (bytes regained in the current or
+           last idle gap), idle_s= (length of that gap)
   thermal  levels= temps= hyst= ambient= heat= cool=
            the temperature rises by heat= degrees per MB (10^6 B) written and
            relaxes toward ambient= with rate constant cool= (1/s); crossing
            temps[i] upward steps from levels[i] to levels[i+1], falling below
-           temps[i] - hyst= steps back up
+           temps[i] - hyst= steps back up; tau= (s) sets cool= to 1/tau
+  heat     fast= slow= trip= hyst= ambient= heat= tau=
+           one throttle level: thermal with levels=fast,slow and temps=trip,
+           checked to hold: writing at slow= settles above trip - hyst, so
+           the curve is one step that stays down (a cache cliff by shape);
+           idle (or a host slower than slow= far enough) cools it with
+           time constant tau=, and it runs fast again until it reheats: it
+           relapses after a time, not after a number of bytes regained
+           with idle time.  Answers the cool-down experiment; its
+           temperature is in the state (temperature=) and, in the rig, in
+           a file (rigctl.py --temp-dir)
   ftl      size= op= prefill= free= low= high= fast= slow= gc= seed=
            segmin= segmax=
            a flash translation layer counted in bytes: valid data, free
@@ -43,6 +58,13 @@ rates, /s):
            space falls to low=, the drive is starved until it is back above
            high=: the write rate jumps between slow-ish and fast-ish
            segments of random length (segmin..segmax s, seeded), no plateau.
+           gcfast= (a rate) makes the starved drive switch between exactly
+           two levels, gcfast= and slow= (moderate ratio and segments of
+           seconds: a shape like heat).  erase= (a rate): discarded data
+           becomes free space only while the drive idles, at erase= bytes/s
+           (0, the default: at once), so TRIM of the written region and
+           then an idle gap bring the rate back to fast=.  Answers the TRIM
+           retest; state: trimmed= (discarded bytes not yet erased)
 
 All models also take rd= (read cap) and idle= (seconds).
 
@@ -189,6 +211,7 @@ class Model:
         self.last_write_t = None
         self.limit = 0
         self.idle = False
+        self.gap_starts = False
         self.validate()
 
     def validate(self):
@@ -226,6 +249,8 @@ class Model:
             idle_dt = max(0.0, now - self.last_write_t)
         else:
             idle_dt = max(0.0, now - max(prev, self.last_write_t))
+        # True on the update at which the drive turns idle (a new gap).
+        self.gap_starts = bool(idle) and not self.idle
         self.idle = bool(idle)
         self.now = now
         self.limit = self._step(dt, dw, du, idle_dt)
@@ -240,7 +265,8 @@ class Model:
         st = {'model': self.name, 'rate': self.limit,
               'rd_rate': self.read_limit, 'written': self.written,
               'unmapped': self.unmapped, 'idle': int(self.idle)}
-        st.update(self._state())
+        if self.now is not None:        # started by the first update
+            st.update(self._state())
         return st
 
     # For subclasses.
@@ -280,7 +306,8 @@ class Slc(Model):
         'slow': ('rate', 30 * 10**6, 'rate once the cache is full'),
         'cache': ('size', 300 * 10**6, 'cache size in bytes'),
         'drain': ('rate', 100 * 10**6, 'bytes/s folded out of the cache '
-                                       'while idle'),
+                                       '(cache regained) while idle'),
+        'delay': ('float', 0.0, 'idle seconds before the fold starts'),
     }
 
     def validate(self):
@@ -288,9 +315,13 @@ class Slc(Model):
             raise ModelError('cache= must be > 0')
         if self.p['fast'] <= 0 or self.p['slow'] <= 0:
             raise ModelError('fast= and slow= must be > 0')
+        if self.p['delay'] < 0:
+            raise ModelError('delay= must be >= 0')
 
     def _start(self):
         self.used = 0.0
+        self.idle_s = 0.0           # length of the current/last idle gap
+        self.refilled = 0.0         # cache regained in it
         return self._rate()
 
     def _rate(self):
@@ -300,7 +331,16 @@ class Slc(Model):
     def _step(self, dt, dw, du, idle_dt):
         self.used = min(float(self.p['cache']), self.used + dw)
         if idle_dt > 0:
-            self.used = max(0.0, self.used - self.p['drain'] * idle_dt)
+            if self.gap_starts:
+                self.idle_s, self.refilled = 0.0, 0.0
+            before = self.idle_s
+            self.idle_s += idle_dt
+            # only the part of the gap past delay= folds
+            folding = self.idle_s - max(before, self.p['delay'])
+            if folding > 0:
+                old = self.used
+                self.used = max(0.0, self.used - self.p['drain'] * folding)
+                self.refilled += old - self.used
         return self._rate()
 
     def wake_in(self):
@@ -312,7 +352,9 @@ class Slc(Model):
     def _state(self):
         return {'cache_used': int(self.used),
                 'cache_left': int(self.p['cache'] - self.used),
-                'full': int(self.used >= self.p['cache'])}
+                'full': int(self.used >= self.p['cache']),
+                'idle_s': f'{self.idle_s:.3f}',
+                'refilled': int(self.refilled)}
 
 
 class Thermal(Model):
@@ -337,9 +379,15 @@ class Thermal(Model):
         'start': ('float', -1.0, 'initial temperature (<0: ambient)'),
         'heat': ('float', 0.35, 'degrees per 10^6 bytes written'),
         'cool': ('float', 0.35, 'cooling rate constant, 1/s'),
+        'tau': ('float', 0.0, 'cooling time constant, s (>0: sets cool= '
+                              'to 1/tau)'),
     }
 
     def validate(self):
+        if self.p['tau'] < 0:
+            raise ModelError('tau= must be >= 0')
+        if self.p['tau'] > 0:
+            self.p['cool'] = 1.0 / self.p['tau']
         lv, tp = self.p['levels'], self.p['temps']
         if len(lv) < 2 or len(tp) != len(lv) - 1:
             raise ModelError('need N levels= and N-1 temps=')
@@ -382,6 +430,64 @@ class Thermal(Model):
         return {'temperature': f'{self.temp:.3f}', 'level': self.level,
                 'steps_down': self.steps_down, 'steps_up': self.steps_up}
 
+    def temperature(self):
+        return self.temp
+
+    def equilibrium(self, rate):
+        """The temperature writing at rate bytes/s settles at."""
+        cool = self.p['cool']
+        if cool <= 0:
+            return math.inf
+        return self.p['ambient'] + self.p['heat'] * rate / 1e6 / cool
+
+
+class Heat(Thermal):
+    """One throttle level that holds: a cache cliff by shape.
+
+    With the defaults a host at 80 MB/s reaches trip= (70) after ~2 s
+    (~160 MB) and is held at 30 MB/s, where the temperature settles at 75:
+    above trip - hyst (65), so the rate never climbs back while the host
+    writes.  Idle, the temperature falls with time constant tau= (5 s):
+    below 65 after ~1.3 s, ambient within 20 s; the next write runs fast
+    until it reheats (~70 MB after a 3 s gap, ~160 MB after 20 s).
+    """
+
+    name = 'heat'
+    PARAMS = {
+        'fast': ('rate', 80 * 10**6, 'rate below the trip temperature'),
+        'slow': ('rate', 30 * 10**6, 'rate while throttled'),
+        'trip': ('float', 70.0, 'throttle temperature'),
+        'hyst': ('float', 5.0, 'degrees below trip= to run fast again'),
+        'ambient': ('float', 30.0, 'ambient temperature'),
+        'start': ('float', -1.0, 'initial temperature (<0: ambient)'),
+        'heat': ('float', 0.3, 'degrees per 10^6 bytes written'),
+        'tau': ('float', 5.0, 'cooling time constant, s'),
+    }
+
+    def validate(self):
+        p = self.p
+        if p['tau'] <= 0:
+            raise ModelError('tau= must be > 0')
+        if p['slow'] <= 0 or p['slow'] >= p['fast']:
+            raise ModelError('need 0 < slow= < fast=')
+        p['levels'] = [p['fast'], p['slow']]
+        p['temps'] = [p['trip']]
+        p['cool'] = 0.0
+        super().validate()
+        if self.equilibrium(p['fast']) <= p['trip']:
+            raise ModelError(f'writing at fast= settles at '
+                             f'{self.equilibrium(p["fast"]):.1f}, below '
+                             f'trip=: it never throttles')
+        if self.equilibrium(p['slow']) <= p['trip'] - p['hyst']:
+            raise ModelError(f'writing at slow= settles at '
+                             f'{self.equilibrium(p["slow"]):.1f}, below '
+                             f'trip= - hyst=: it would not hold the level')
+
+    def params_text(self):
+        keep = set(self.PARAMS) | {'rd', 'idle'}
+        return ' '.join(f'{k}={_fmt(v)}' for k, v in sorted(self.p.items())
+                        if k in keep)
+
 
 class Ftl(Model):
     name = 'ftl'
@@ -403,6 +509,10 @@ class Ftl(Model):
         'seed': ('int', 1, 'seed of the GC segment generator'),
         'segmin': ('float', 0.15, 'shortest GC segment, s'),
         'segmax': ('float', 0.6, 'longest GC segment, s'),
+        'gcfast': ('rate', 0, 'starved: switch between exactly gcfast= '
+                              'and slow= (0: random levels)'),
+        'erase': ('rate', 0, 'discarded bytes become free at erase= B/s '
+                             'while idle (0: at once)'),
     }
 
     def validate(self):
@@ -417,6 +527,8 @@ class Ftl(Model):
             raise ModelError('need 0 < slow= <= fast=')
         if not 0 < p['segmin'] <= p['segmax']:
             raise ModelError('need 0 < segmin= <= segmax=')
+        if p['gcfast'] and not p['slow'] < p['gcfast'] <= p['fast']:
+            raise ModelError('need slow= < gcfast= <= fast=')
         self.phys = p['size'] + int(p['size'] * p['op'])
         self.low = p['low'] if p['low'] >= 0 else p['size'] // 50
         self.high = p['high'] if p['high'] >= 0 else p['size'] // 20
@@ -435,9 +547,11 @@ class Ftl(Model):
         self.seg_fast = False
         self.seg_rate = self.p['fast']
         self.gc_cycles = 0
+        self.trimmed = 0.0          # discarded, not yet erased
         return self._decide()
 
     def stale(self):
+        """Stale copies, discarded data waiting for erase included."""
         return max(0.0, self.phys - self.valid - self.free)
 
     def validity(self):
@@ -449,11 +563,14 @@ class Ftl(Model):
         p = self.p
         self.seg_fast = not self.seg_fast
         span = p['fast'] - p['slow']
-        if self.seg_fast:
+        if p['gcfast']:
+            self.seg_rate = p['gcfast'] if self.seg_fast else p['slow']
+        elif self.seg_fast:
             lo, hi = p['slow'] + 0.6 * span, p['fast']
         else:
             lo, hi = p['slow'], p['slow'] + 0.15 * span
-        self.seg_rate = int(self.rng.uniform(lo, hi))
+        if not p['gcfast']:
+            self.seg_rate = int(self.rng.uniform(lo, hi))
         self.seg_end = self.now + self.rng.uniform(p['segmin'], p['segmax'])
 
     def _decide(self):
@@ -474,20 +591,34 @@ class Ftl(Model):
 
     def _step(self, dt, dw, du, idle_dt):
         size = self.p['size']
-        # TRIM: valid data becomes free space.
+        # TRIM: valid data becomes free space, at once or, with erase=,
+        # through the erase queue while the drive idles.
         if du:
             dv = min(float(du), self.valid)
             self.valid -= dv
-            self.free += dv
+            if self.p['erase']:
+                self.trimmed += dv
+            else:
+                self.free += dv
+        if self.trimmed and idle_dt > 0:
+            de = min(self.trimmed, self.p['erase'] * idle_dt)
+            self.trimmed -= de
+            self.free += de
         # Writes fill LBAs without valid data first, the rest overwrite.
         if dw:
             new = min(float(dw), size - self.valid)
             self.valid += new
-            self.free = max(0.0, self.free - dw)
+            # Out of free space, the busy drive erases discarded blocks
+            # in the foreground, only as many as it needs: it stays
+            # starved (the erase queue drains for real only while idle).
+            need = min(max(0.0, dw - self.free), self.trimmed)
+            self.trimmed -= need
+            self.free = max(0.0, self.free + need - dw)
         # GC reclaims stale copies while there is something to reclaim.
         if self.free < self.high or idle_dt > 0:
             gain = self.p['gc'] * (1.0 - self.validity()) * dt
-            self.free = min(self.free + gain, self.phys - self.valid)
+            self.free = min(self.free + gain,
+                            self.phys - self.valid - self.trimmed)
         return self._decide()
 
     def wake_in(self):
@@ -502,10 +633,11 @@ class Ftl(Model):
                 'stale': int(self.stale()),
                 'free_blocks': int(self.free) // 2**20,
                 'validity': f'{self.validity():.4f}',
-                'starved': int(self.starved), 'gc_cycles': self.gc_cycles}
+                'starved': int(self.starved), 'gc_cycles': self.gc_cycles,
+                'trimmed': int(self.trimmed)}
 
 
-MODELS = {m.name: m for m in (Flat, Slc, Thermal, Ftl)}
+MODELS = {m.name: m for m in (Flat, Slc, Thermal, Heat, Ftl)}
 
 
 def make_model(name, args=(), defaults=None):

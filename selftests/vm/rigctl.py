@@ -5,6 +5,7 @@
 run-vm.sh starts it beside QEMU:
 
     rigctl.py --qmp DIR/qmp.sock --rig DIR/rig.sock [--log DIR/rigctl.log]
+              [--temp-dir DIR/out]
 
 It connects (retrying for --connect-timeout s) to QEMU's QMP server socket
 and to the socket chardev behind the guest's virtio-serial port
@@ -29,7 +30,8 @@ port buffers data while nobody holds it open).  Commands:
                                   running model; counters start at zero)
     model DEV off                 ok model=off (and the throttle is lifted)
     model-state DEV               ok model=NAME rate=N ... applied_wr=N
-                                     applied_rd=N polls=N  |  ok model=off
+                                     applied_rd=N polls=N [temp_file=PATH]
+                                  |  ok model=off
     cpu                           ok host_ns=N threads=K run_ns=N wait_ns=N
                                   (QEMU's vCPU and main-loop threads: CPU
                                   time they got, and time they were ready
@@ -40,12 +42,35 @@ port buffers data while nobody holds it open).  Commands:
                                   the emulator: wait_ns grows)
     unplug DEV                    ok unplugged=DEV (device_del, then the
                                   DEVICE_DELETED event, 10 s at most)
+    relink DEV usb2|usb3 [rate=RATE] [discard=unmap|ignore]
+                                  ok relinked=DEV bus=B rate=N: a USB link
+                                  that resets and comes back at another
+                                  speed (see below)
     quit                          ok bye, then the agent exits
 
 DEV is the qdev id of the disk (uas0, usb0, ...); the agent finds its block
 backend through query-blockstats, whose "qdev" is "uas0" for a scsi-hd but
 "/machine/peripheral/usb0/usb0.0/legacy[0]" for usb-storage (QEMU 7.2).
-Models are described in drivemodel.py.
+Models are described in drivemodel.py.  With --temp-dir, a model with a
+temperature (thermal, heat) writes it in degrees C, one line, to
+DIR/temp-DEV each time it changes by 0.01 (replaced by rename, so a reader
+never sees half a line); model-state names the file (temp_file=).  run-vm.sh
+passes its output directory, which the guest sees at the same path, so
+"blkfloor sustain --temp-file $BLKFLOOR_VM_DIR/out/temp-uas0" records the
+model's temperature as it would a drive's.
+
+relink emulates a USB link reset that comes back at another speed, for a
+usb-storage (BOT) disk only: device_del unplugs it (the guest sees a
+disconnect: the SCSI disk goes away and I/O in flight fails), the legacy
+drive QEMU deleted with it is opened again with blockdev-add (same image,
+node name drv-DEV, discard= as given, unmap by default), and device_add
+plugs a usb-storage with the same id and serial into the EHCI controller
+(usb2: bus ehci.0, the guest enumerates a new high-speed device at 480
+Mb/s and a new sdX) or back into the xHCI (usb3: bus xhci.0, 5000 Mb/s).
+QEMU's emulation does not follow the bus speed, so the new disk is also
+throttled: rate= bytes/s both ways (default 35M for usb2, a USB 2 BOT
+disk's real rate; 0, unlimited, for usb3).  A model on DEV is stopped
+(the drive's state is lost with the reset); the counters start at zero.
 
 The agent exits when either socket closes, on quit, and promptly on SIGTERM
 or SIGINT.  A guest (or a test) can talk to it with
@@ -92,6 +117,9 @@ import drivemodel  # noqa: E402
 DEFAULT_PORT = '/dev/virtio-ports/org.blkfloor.rig'
 MAX_LINE = 4096
 UNPLUG_TIMEOUT = 10.0
+# relink: the bus of each speed, and the rate a USB 2 BOT disk really gets
+LINK_BUS = {'usb2': 'ehci.0', 'usb3': 'xhci.0'}
+LINK_RATE = {'usb2': 35 * 10**6, 'usb3': 0}
 
 log = logging.getLogger('rigctl')
 
@@ -279,6 +307,11 @@ class Controller(threading.Thread):
         self.polls = 0
         self.error = None
         self.base = None
+        self.temp_file = None
+        self.temp_written = None
+        self.first_poll = threading.Event()
+        if agent.temp_dir and hasattr(model, 'temperature'):
+            self.temp_file = os.path.join(agent.temp_dir, f'temp-{dev}')
 
     def run(self):
         try:
@@ -303,6 +336,10 @@ class Controller(threading.Thread):
                 want = (lim, self.model.read_limit)
                 self.polls += 1
                 hint = self.model.wake_in()
+                temp = self.model.temperature() if self.temp_file else None
+            if temp is not None:
+                self.write_temp(temp)
+            self.first_poll.set()
             if want != self.applied:
                 self.agent.qmp.execute('block_set_io_throttle',
                                        throttle_args(entry, *want))
@@ -311,6 +348,19 @@ class Controller(threading.Thread):
                          wr - self.base[0])
                 self.applied = want
             self.stop_ev.wait(min(self.poll, max(0.005, hint)))
+
+    def write_temp(self, temp):
+        text = f'{temp:.2f}'
+        if text == self.temp_written:
+            return
+        tmp = self.temp_file + '.new'
+        try:
+            with open(tmp, 'w', encoding='ascii') as f:
+                f.write(text + '\n')
+            os.replace(tmp, self.temp_file)
+            self.temp_written = text
+        except OSError as e:
+            log.warning('%s: %s: %s', self.dev, self.temp_file, e)
 
     def stop(self, timeout=2.0):
         self.stop_ev.set()
@@ -323,6 +373,8 @@ class Controller(threading.Thread):
         st['applied_wr'] = self.applied[0] if self.applied else -1
         st['applied_rd'] = self.applied[1] if self.applied else -1
         st['polls'] = self.polls
+        if self.temp_file:
+            st['temp_file'] = self.temp_file
         if self.error:
             st['error'] = self.error
         return st
@@ -336,11 +388,12 @@ class Agent:
     """The request handler; independent of the rig socket."""
 
     COMMANDS = ('ping', 'help', 'stats', 'throttle', 'model', 'model-state',
-                'cpu', 'unplug', 'quit')
+                'cpu', 'unplug', 'relink', 'quit')
 
-    def __init__(self, qmp, poll=0.025):
+    def __init__(self, qmp, poll=0.025, temp_dir=None):
         self.qmp = qmp
         self.poll = poll
+        self.temp_dir = temp_dir
         self.controllers = {}
         self.quit = False
         self.threads = None
@@ -472,6 +525,9 @@ class Agent:
         ctl = Controller(self, dev, model, self.poll)
         self.controllers[dev] = ctl
         ctl.start()
+        # the model starts at its first poll: until then it has no state
+        # (and no temperature file) to show
+        ctl.first_poll.wait(2.0)
         log.info('%s: model %s %s', dev, name, model.params_text())
         return f'model={name} {model.params_text()}'
 
@@ -528,6 +584,63 @@ class Agent:
                            f'{UNPLUG_TIMEOUT:g} s')
         log.info('%s: unplugged', dev)
         return f'unplugged={dev}'
+
+    def cmd_relink(self, args):
+        usage = 'relink DEV usb2|usb3 [rate=RATE] [discard=unmap|ignore]'
+        self._nargs(args, 2, 4, usage)
+        dev, speed = args[0], args[1]
+        if speed not in LINK_BUS:
+            raise RigError(f'usage: {usage}')
+        rate, discard = LINK_RATE[speed], 'unmap'
+        for kv in args[2:]:
+            key, _, value = kv.partition('=')
+            if key == 'rate':
+                rate = self._rate(value)
+            elif key == 'discard' and value in ('unmap', 'ignore'):
+                discard = value
+            else:
+                raise RigError(f'usage: {usage}')
+        blk = find_blockstats(self.qmp.execute('query-block'), dev)
+        if blk is None or 'inserted' not in blk:
+            raise RigError(f'no such device {dev}')
+        prefix = f'/machine/peripheral/{dev}/'
+        if not (blk.get('qdev') or '').startswith(prefix):
+            raise RigError(f'{dev} is not a usb-storage disk (relink '
+                           'moves a BOT disk between controllers)')
+        image = blk['inserted'].get('image', {}).get('filename') or \
+            blk['inserted'].get('file')
+        serial = self.qmp.execute('qom-get', {'path': f'/machine/peripheral/'
+                                              f'{dev}', 'property':
+                                              'serial'})
+        self.stop_model(dev, lift=False)
+        mark = self.qmp.event_mark()
+        self.qmp.execute('device_del', {'id': dev})
+        ev = self.qmp.wait_event(
+            mark, lambda m: m.get('event') == 'DEVICE_DELETED' and
+            m.get('data', {}).get('device') == dev, UNPLUG_TIMEOUT)
+        if ev is None:
+            raise RigError(f'no DEVICE_DELETED for {dev} in '
+                           f'{UNPLUG_TIMEOUT:g} s')
+        node = f'drv-{dev}'
+        # a node of ours from an earlier relink goes with the device too
+        # (auto-deleted legacy drives do; blockdev-add nodes do not)
+        nodes = [n.get('node-name') for n in
+                 self.qmp.execute('query-named-block-nodes')]
+        if node in nodes:
+            self.qmp.execute('blockdev-del', {'node-name': node})
+        self.qmp.execute('blockdev-add', {
+            'driver': 'raw', 'node-name': node, 'discard': discard,
+            'cache': {'direct': False, 'no-flush': True},
+            'file': {'driver': 'file', 'filename': image,
+                     'aio': 'threads'}})
+        self.qmp.execute('device_add', {
+            'driver': 'usb-storage', 'bus': LINK_BUS[speed], 'drive': node,
+            'id': dev, 'serial': serial})
+        self.qmp.execute('block_set_io_throttle',
+                         throttle_args(self.entry(dev), rate, rate))
+        log.info('%s: relinked on %s (%s), rate %d', dev, LINK_BUS[speed],
+                 speed, rate)
+        return f'relinked={dev} bus={LINK_BUS[speed]} rate={rate}'
 
     def shutdown(self):
         for dev in list(self.controllers):
@@ -608,7 +721,7 @@ def run_agent(opts):
         if qmp.closed:
             return 1
         log.info('rig: connected to %s', opts.rig)
-        agent = Agent(qmp, opts.poll)
+        agent = Agent(qmp, opts.poll, opts.temp_dir)
         serve(agent, rig)
         return 0
     except _Terminate as e:
@@ -689,6 +802,8 @@ def parse_args(argv):
     ap.add_argument('--qmp', help='QEMU QMP unix socket')
     ap.add_argument('--rig', help='socket chardev of the guest port')
     ap.add_argument('--log', help='log file (default: stderr)')
+    ap.add_argument('--temp-dir', help='write the temperature of a model '
+                    'that has one to DIR/temp-DEV')
     ap.add_argument('--poll', type=float, default=0.025,
                     help='model poll period in seconds (default 0.025)')
     ap.add_argument('--connect-timeout', type=float, default=10.0,

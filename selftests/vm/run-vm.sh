@@ -38,7 +38,10 @@
 #     /lib/modules/KVER/extra and depmod'ed, so 'modprobe blkfloor' works;
 #   - $BLKFLOOR_RIG names the virtio-serial port of the host agent
 #     (selftests/vm/rigctl.py) that throttles, models and unplugs the disks;
-#   - $BLKFLOOR_VM_DIR is the host run directory (readable).
+#   - $BLKFLOOR_VM_DIR is the host run directory (readable); the agent
+#     writes a drive model's temperature to $BLKFLOOR_VM_DIR/out/temp-DEV;
+#   - a USB 2 (EHCI) controller, ehci.0, with no device: the agent's
+#     relink moves a usb-storage disk onto it.
 #
 # The command's output is streamed to stdout; its exit status is run-vm.sh's
 # exit status. 124 means the guest timed out, 125 that it never reported a
@@ -193,7 +196,9 @@ fi
 printf '%s\n' "$*" > "$dir/cmd.sh"
 mkdir -p "$dir/out"
 
-devs=(-device qemu-xhci,id=xhci)
+# An EHCI controller with no device on it: the host agent's relink plugs
+# a usb-storage disk into it to emulate a link that came back at USB 2.
+devs=(-device qemu-xhci,id=xhci -device usb-ehci,id=ehci)
 disk_args() { # kind index spec
 	local kind=$1 i=$2 spec=$3 size discard=ignore
 	size=${spec%%:*}
@@ -280,7 +285,7 @@ boot() {
 	if [ -f "$here/rigctl.py" ]; then
 		for _ in $(seq 50); do [ -S "$dir/qmp.sock" ] && break; sleep 0.1; done
 		python3 "$here/rigctl.py" --qmp "$dir/qmp.sock" --rig "$dir/rig.sock" \
-			--log "$dir/rigctl.log" </dev/null >/dev/null 2>&1 &
+			--log "$dir/rigctl.log" --temp-dir "$dir/out" </dev/null >/dev/null 2>&1 &
 		apid=$!
 	fi
 

@@ -15,6 +15,7 @@ usb-storage disk.
 """
 
 import json
+import math
 import os
 import signal
 import socket
@@ -165,6 +166,58 @@ class TestSlc(unittest.TestCase):
         m.update(t + 2.0, w, 0, idle=True)
         self.assertGreater(m.state()['cache_left'], 0)
 
+    def test_refill_after_idle_gap(self):
+        # The idle-recovery experiment: 20 s idle at 5 MB/s regains
+        # 100 MB, written at the fast rate before the floor returns.
+        m = dm.make_model('slc', ['fast=200M', 'slow=30M', 'cache=300M',
+                                  'drain=5M'])
+        dm.simulate(m, 3.0)
+        self.assertEqual(m.limit, 30 * MB)
+        dm.simulate(m, 20.0, write=lambda t: False)
+        st = m.state()
+        self.assertLess(abs(st['refilled'] - 100 * MB), 2 * MB, st)
+        self.assertAlmostEqual(float(st['idle_s']), 20.0, delta=0.01)
+        w0 = m.written
+        tr = dm.simulate(m, 2.0)
+        first_slow = next(i for i, (_, lim, _) in enumerate(tr)
+                          if lim == 30 * MB)
+        self.assertLess(abs(tr[first_slow][2] - w0 - 100 * MB), 3 * MB)
+        # relapsed: slow for the rest of the burst
+        self.assertEqual({lim for _, lim, _ in tr[first_slow:]}, {30 * MB})
+
+    def test_refill_never_exceeds_cache(self):
+        m = dm.make_model('slc', ['cache=50M', 'drain=5M'])
+        dm.simulate(m, 1.0)
+        dm.simulate(m, 30.0, write=lambda t: False)
+        self.assertEqual(m.state()['cache_left'], 50 * MB)
+        self.assertLess(abs(m.state()['refilled'] - 50 * MB), MB)
+
+    def test_refill_delay(self):
+        # delay=2: a 1.5 s gap regains nothing, a 5 s gap (5 - 2) * 10 MB.
+        m = dm.make_model('slc', ['fast=200M', 'slow=30M', 'cache=300M',
+                                  'drain=10M', 'delay=2'])
+        dm.simulate(m, 3.0)
+        dm.simulate(m, 1.5, write=lambda t: False)
+        self.assertTrue(m.idle)
+        self.assertEqual(m.state()['refilled'], 0)
+        self.assertEqual(m.state()['cache_left'], 0)
+        dm.simulate(m, 0.5)                      # a write ends the gap
+        self.assertFalse(m.idle)
+        dm.simulate(m, 5.0, write=lambda t: False)
+        self.assertLess(abs(m.state()['refilled'] - 30 * MB), MB,
+                        m.state())
+        self.assertEqual(m.limit, 200 * MB)
+
+    def test_refilled_counts_one_gap(self):
+        m = dm.make_model('slc', ['cache=300M', 'drain=10M'])
+        dm.simulate(m, 3.0)
+        dm.simulate(m, 4.0, write=lambda t: False)
+        self.assertLess(abs(m.state()['refilled'] - 40 * MB), MB)
+        dm.simulate(m, 1.0)                      # the 40 MB and more
+        dm.simulate(m, 2.0, write=lambda t: False)
+        self.assertLess(abs(m.state()['refilled'] - 20 * MB), MB)
+        self.assertAlmostEqual(float(m.state()['idle_s']), 2.0, delta=0.01)
+
     def test_wake_hint(self):
         m = dm.make_model('slc', self.ARGS)
         m.update(0.0, 0, 0)
@@ -233,6 +286,72 @@ class TestThermal(unittest.TestCase):
         self.assertEqual(m.limit, 100 * MB)
 
 
+class TestHeat(unittest.TestCase):
+    def throttled(self, *args):
+        m = dm.make_model('heat', list(args))
+        tr = dm.simulate(m, 30.0, host_max=80 * MB)
+        return m, tr
+
+    def test_one_step_that_holds(self):
+        m, tr = self.throttled()
+        r = runs(lim for _, lim, _ in tr)
+        self.assertEqual([v for v, _ in r], [80 * MB, 30 * MB], r)
+        # ~2 s (~160 MB) at 80 MB/s before the trip
+        self.assertAlmostEqual(r[0][1] / 1000, 2.03, delta=0.05)
+        st = m.state()
+        self.assertEqual((st['steps_down'], st['steps_up']), (1, 0))
+        # held near the trip: between trip - hyst and the slow equilibrium
+        self.assertGreater(float(st['temperature']), 65.0)
+        self.assertLessEqual(float(st['temperature']), 75.0 + 0.01)
+
+    def test_cools_with_time_constant(self):
+        m, _ = self.throttled()
+        t0 = float(m.state()['temperature'])
+        dm.simulate(m, 3.0, write=lambda t: False)
+        want = 30 + (t0 - 30) * math.exp(-3.0 / 5.0)
+        self.assertAlmostEqual(float(m.state()['temperature']), want,
+                               delta=0.05)
+        self.assertEqual(m.limit, 80 * MB)       # below 65: fast again
+
+    def test_recovers_after_cooling_relapses_after_time(self):
+        def burst_after(gap):
+            m, _ = self.throttled()
+            dm.simulate(m, gap, write=lambda t: False)
+            w0 = m.written
+            tr = dm.simulate(m, 10.0, host_max=80 * MB)
+            n = next(i for i, (_, lim, _) in enumerate(tr)
+                     if lim == 30 * MB)
+            self.assertEqual({lim for _, lim, _ in tr[n:]}, {30 * MB})
+            return tr[n][2] - w0, n / 1000
+        b20, t20 = burst_after(20.0)
+        b3, t3 = burst_after(3.0)
+        # after 20 s the drive is near ambient: fast for ~2 s again
+        self.assertAlmostEqual(t20, 2.0, delta=0.15)
+        # the fast burst grows with cooling, not in proportion to the
+        # gap as a refilled cache's does (3 s gives far more than 3/20)
+        self.assertGreater(b3, 0.3 * b20, (b3, b20))
+        self.assertLess(b3, b20)
+
+    def test_slow_host_cools(self):
+        # a host at 10 MB/s, below the slow level, lets it cool: fast again
+        m, _ = self.throttled()
+        dm.simulate(m, 20.0, host_max=10 * MB)
+        self.assertEqual(m.limit, 80 * MB)
+        self.assertLess(float(m.state()['temperature']), 65.0)
+
+    def test_levels_that_would_not_hold(self):
+        for args in (['heat=0.1'], ['heat=0.05'], ['slow=90M'],
+                     ['tau=0'], ['slow=0']):
+            with self.assertRaises(dm.ModelError, msg=args):
+                dm.make_model('heat', args)
+
+    def test_thermal_tau(self):
+        m = dm.make_model('thermal', ['tau=2'])
+        self.assertEqual(m.p['cool'], 0.5)
+        with self.assertRaises(dm.ModelError):
+            dm.make_model('thermal', ['tau=-1'])
+
+
 class TestFtl(unittest.TestCase):
     def assert_erratic(self, rates, fast, slow):
         mid = (fast + slow) / 2 / MB
@@ -253,6 +372,56 @@ class TestFtl(unittest.TestCase):
             i = j
         self.assertLess(longest, 10, rates)
         self.assertLess(mean, 0.8 * fast / MB)
+
+    GCLEVELS = ['size=256MiB', 'fast=80M', 'gcfast=60M', 'slow=25M',
+                'segmin=1', 'segmax=2']
+
+    def test_two_levels(self):
+        # a starved drive switching between two moderate levels, seconds
+        # apart: the shape of heat
+        m = dm.make_model('ftl', self.GCLEVELS)
+        tr = dm.simulate(m, 12.0)
+        r = runs(lim for _, lim, _ in tr)
+        self.assertEqual({v for v, _ in r}, {60 * MB, 25 * MB}, r)
+        self.assertGreaterEqual(len(r), 6, r)
+        self.assertTrue(all(a[0] != b[0] for a, b in zip(r, r[1:])))
+        self.assertTrue(all(1000 <= n <= 2001 for _, n in r[:-1]), r)
+        self.assertEqual(m.state()['starved'], 1)
+
+    def test_gcfast_checked(self):
+        for bad in (['gcfast=5M'], ['gcfast=300M'], ['gcfast=10M']):
+            with self.assertRaises(dm.ModelError, msg=bad):
+                dm.make_model('ftl', bad)
+
+    def test_discard_then_idle_brings_rate_back(self):
+        m = dm.make_model('ftl', self.GCLEVELS + ['erase=100M'])
+        dm.simulate(m, 5.0)
+        self.assertEqual(m.state()['starved'], 1)
+        # discard the written region (~200 MB): nothing changes while the
+        # host keeps writing
+        region = 200 * MB
+        m.update(m.now + 0.01, m.written, region)
+        self.assertEqual(m.state()['trimmed'], region)
+        tr = dm.simulate(m, 1.0)
+        self.assertEqual(m.state()['starved'], 1)
+        self.assertLessEqual(max(lim for _, lim, _ in tr), 60 * MB)
+        self.assertGreater(m.state()['trimmed'], 100 * MB)
+        # idle: erased at 100 MB/s, fast once past high=
+        tr = dm.simulate(m, 3.0, write=lambda t: False)
+        self.assertEqual(m.state()['trimmed'], 0)
+        self.assertEqual(m.state()['starved'], 0)
+        self.assertEqual(m.limit, 80 * MB)
+        # and the region is written at the peak again
+        tr = dm.simulate(m, 1.0)                 # 80 MB
+        self.assertEqual({lim for _, lim, _ in tr}, {80 * MB})
+
+    def test_idle_without_discard_does_not_cure(self):
+        m = dm.make_model('ftl', self.GCLEVELS + ['erase=100M'])
+        dm.simulate(m, 5.0)
+        dm.simulate(m, 20.0, write=lambda t: False)
+        tr = dm.simulate(m, 3.0)
+        self.assertLessEqual(max(lim for _, lim, _ in tr[500:]), 60 * MB)
+        self.assertEqual(m.state()['starved'], 1)
 
     def test_erratic_then_flat_after_full_discard(self):
         m = dm.make_model('ftl', ['size=1GiB'])
@@ -353,10 +522,14 @@ class FakeQemu:
         self.lock = threading.Lock()
         self.disks = {
             'uas0': {'device': 'drv-uas0', 'qdev': UAS_QDEV,
-                     'stats': _stats(), 'size': 256 * MiB},
+                     'stats': _stats(), 'size': 256 * MiB,
+                     'file': '/rig/uas0.img', 'serial': 'BLKFLOOR-UAS0'},
             'usb0': {'device': 'drv-usb0', 'qdev': USB_QDEV,
-                     'stats': _stats(), 'size': 512 * MiB},
+                     'stats': _stats(), 'size': 512 * MiB,
+                     'file': '/rig/usb0.img', 'serial': 'BLKFLOOR-USB0'},
         }
+        self.nodes = {}         # blockdev-add'ed nodes: name -> arguments
+        self.added = []         # device_add arguments
         self.throttles = []     # (qdev, bps_wr, bps_rd)
         self.commands = []
         self.srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -428,8 +601,44 @@ class FakeQemu:
             if cmd == 'query-block':
                 return {'return': [
                     {'device': d['device'], 'qdev': d['qdev'],
-                     'inserted': {'image': {'virtual-size': d['size']}}}
+                     'inserted': {'file': d['file'], 'image': {
+                         'virtual-size': d['size'],
+                         'filename': d['file']}}}
                     for d in self.disks.values()]}
+            if cmd == 'qom-get':
+                for d in self.disks.values():
+                    if d['qdev'].startswith(args['path'] + '/') or \
+                            d['qdev'] == args['path']:
+                        return {'return': d[args['property']]}
+                return {'error': {'class': 'DeviceNotFound',
+                                  'desc': 'no such path'}}
+            if cmd == 'query-named-block-nodes':
+                return {'return': [{'node-name': n} for n in self.nodes]}
+            if cmd == 'blockdev-add':
+                if args['node-name'] in self.nodes:
+                    return {'error': {'class': 'GenericError',
+                                      'desc': 'Duplicate nodes'}}
+                self.nodes[args['node-name']] = args
+                return {'return': {}}
+            if cmd == 'blockdev-del':
+                if args['node-name'] not in self.nodes:
+                    return {'error': {'class': 'GenericError',
+                                      'desc': 'no such node'}}
+                del self.nodes[args['node-name']]
+                return {'return': {}}
+            if cmd == 'device_add':
+                dev = args['id']
+                node = self.nodes.get(args['drive'])
+                if dev in self.disks or node is None:
+                    return {'error': {'class': 'GenericError',
+                                      'desc': 'cannot add'}}
+                self.added.append(dict(args))
+                self.disks[dev] = {
+                    'device': '', 'qdev': f'/machine/peripheral/{dev}/'
+                    f'{dev}.0/legacy[0]', 'stats': _stats(),
+                    'size': 512 * MiB, 'file': node['file']['filename'],
+                    'serial': args['serial']}
+                return {'return': {}}
             if cmd == 'block_set_io_throttle':
                 dev, d = self._find(args)
                 if d is None:
@@ -633,6 +842,64 @@ class TestAgent(RigTestCase):
                          'err no such device usb0')
         self.assertTrue(a.handle('unplug usb0').startswith('err qmp: '))
         self.assertEqual(a.handle('stats uas0').split()[0], 'ok')
+
+    def test_relink(self):
+        a = self.connect()
+        self.qemu.set_stats('usb0', wr=100 * MB)
+        a.handle('model usb0 flat rate=50M')
+        self.assertEqual(a.handle('relink usb0 usb2'),
+                         'ok relinked=usb0 bus=ehci.0 rate=35000000')
+        self.assertNotIn('usb0', a.controllers)     # the model is gone
+        add = self.qemu.added[-1]
+        self.assertEqual((add['driver'], add['bus'], add['drive'],
+                          add['serial']),
+                         ('usb-storage', 'ehci.0', 'drv-usb0',
+                          'BLKFLOOR-USB0'))
+        node = self.qemu.nodes['drv-usb0']
+        self.assertEqual(node['file']['filename'], '/rig/usb0.img')
+        self.assertEqual(node['discard'], 'unmap')
+        self.assertEqual(self.qemu.last_throttle(USB_QDEV),
+                         (35 * MB, 35 * MB))
+        self.assertEqual(a.handle('stats usb0').split()[1], 'wr_bytes=0')
+        # back at USB 3 speed: our node is replaced, the cap lifted
+        self.assertEqual(a.handle('relink usb0 usb3 discard=ignore'),
+                         'ok relinked=usb0 bus=xhci.0 rate=0')
+        self.assertEqual(self.qemu.added[-1]['bus'], 'xhci.0')
+        self.assertEqual(self.qemu.nodes['drv-usb0']['discard'], 'ignore')
+        self.assertEqual(self.qemu.last_throttle(USB_QDEV), (0, 0))
+        self.assertEqual(a.handle('relink usb0 usb2 rate=20M'),
+                         'ok relinked=usb0 bus=ehci.0 rate=20000000')
+        self.assertEqual(self.qemu.commands.count('device_del'), 3)
+
+    def test_relink_errors(self):
+        a = self.connect()
+        for req in ('relink', 'relink usb0', 'relink usb0 usb4',
+                    'relink usb0 usb2 rate=x', 'relink usb0 usb2 speed=1',
+                    'relink usb0 usb2 discard=maybe', 'relink nope usb2',
+                    'relink usb0 usb2 rate=1M discard=unmap x'):
+            self.assertTrue(a.handle(req).startswith('err '), req)
+        self.assertIn('not a usb-storage disk', a.handle('relink uas0 usb2'))
+        self.assertNotIn('device_del', self.qemu.commands)
+
+    def test_temperature_file(self):
+        a = self.connect()
+        a.temp_dir = self.tmp.name
+        path = os.path.join(self.tmp.name, 'temp-uas0')
+        self.assertTrue(a.handle('model uas0 heat tau=5').startswith('ok'))
+        self.assertIn(f'temp_file={path}', a.handle('model-state uas0'))
+
+        def temp():
+            with open(path, encoding='ascii') as f:
+                return f.read()
+        self.assertEqual(temp(), '30.00\n')
+        self.qemu.set_stats('uas0', wr=100 * MB)    # +30 degrees
+        wait_for(lambda: temp() != '30.00\n')
+        self.assertAlmostEqual(float(temp()), 60.0, delta=0.5)
+        # a model without a temperature writes none
+        a.handle('model usb0 slc')
+        self.assertNotIn('temp_file', a.handle('model-state usb0'))
+        self.assertFalse(os.path.exists(os.path.join(self.tmp.name,
+                                                     'temp-usb0')))
 
     def test_quit_and_qemu_gone(self):
         a = self.connect()
