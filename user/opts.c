@@ -230,12 +230,16 @@ int bf_parse_until(const char *s, struct bf_opts *o)
 	/* a plain number could be bytes or seconds: a unit says which */
 	if (!n || isdigit((unsigned char)s[n - 1]) || s[n - 1] == '.')
 		return -EINVAL;
-	if (!bf_parse_size(s, &o->until_bytes) && o->until_bytes) {
-		o->until = BF_UNTIL_SIZE;
-		return 0;
-	}
+	/*
+	 * A duration first: "30m" is half an hour here, not 30 MiB (sizes
+	 * take m as fio does); a size says B or iB (30MB, 30MiB, 100G).
+	 */
 	if (!bf_parse_duration(s, &o->until_ns) && o->until_ns) {
 		o->until = BF_UNTIL_TIME;
+		return 0;
+	}
+	if (!bf_parse_size(s, &o->until_bytes) && o->until_bytes) {
+		o->until = BF_UNTIL_SIZE;
 		return 0;
 	}
 	return -EINVAL;
