@@ -128,6 +128,11 @@ suite "docs" scripts/check-docs.sh
 suite "install" scripts/test-install.sh
 suite "kselftest target" scripts/test-kselftest.sh
 suite "spec schema and structs" python3 selftests/kmod/spec_check.py
+# The blind evaluation set (classification.rst): its score is printed,
+# never judged; it fails only if the classifier cannot be run on it or the
+# frozen labels changed.
+suite "blind evaluation set" single eval_blind \
+	python3 user/tests/eval-blind/score.py --blkfloor user/blkfloor
 
 # ---- guests -------------------------------------------------------------
 if ! make -s -C selftests >"$logdir/selftests-build.log" 2>&1; then

@@ -16,8 +16,13 @@
 #include "advgen.h"
 #include "classify.h"
 
-/* Held-aside accuracy recorded in classification.rst: 287 of 304. */
-#define HELD_RIGHT	287
+/*
+ * The "held-aside" set's accuracy recorded in classification.rst: 286 of
+ * 304. It chose thresholds before, so it is a regression set, not a
+ * measure of generalisation (that is user/tests/eval-blind/). It was 287
+ * until issue 28's origin rules (a step right after a stall is unclear).
+ */
+#define HELD_RIGHT	286
 
 struct tally {
 	unsigned int right, all, broken;
