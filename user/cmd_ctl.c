@@ -124,17 +124,6 @@ static int stop_all_cb(const struct bf_nl_msg *m, void *arg)
 	return 0;
 }
 
-static int run_stop_req(struct bf_nl *nl, uint32_t id)
-{
-	struct nl_msg *msg = bf_nl_msg(nl, BLKFLOOR_CMD_RUN_STOP, false);
-
-	if (!msg || nla_put_u32(msg, BLKFLOOR_A_RUN_ID, id) < 0) {
-		nlmsg_free(msg);
-		return -ENOMEM;
-	}
-	return bf_nl_request(nl, msg, NULL, NULL);
-}
-
 /*
  * Wait until run @id has ended: RUN_STOP answers at once, and the run
  * drains for as long as its device takes. A signal (Ctrl-C) ends the
@@ -200,7 +189,7 @@ static int do_stop(int argc, char **argv)
 				sa.n);
 	}
 	for (i = 0; i < (int)sa.n; i++) {
-		ret = run_stop_req(&c.nl, sa.ids[i]);
+		ret = bf_run_stop(&c.nl, sa.ids[i]);
 		if (ret) {
 			fprintf(stderr, "blkfloor: cannot stop run %u: %s\n",
 				sa.ids[i], strerror(-ret));

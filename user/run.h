@@ -143,6 +143,8 @@ void bf_progress_line(char *buf, size_t len, const struct bf_iv *iv,
 
 /* RUN_GET of one run. 0 or a negative errno. */
 int bf_run_get(struct bf_nl *nl, uint32_t id, struct bf_run_info *ri);
+/* RUN_STOP: answered at once, the run then drains (state stopping). */
+int bf_run_stop(struct bf_nl *nl, uint32_t id);
 
 /* Parsers of replies. */
 int bf_run_info_parse(const struct bf_nl_msg *m, struct bf_run_info *ri);

@@ -635,7 +635,7 @@ int bf_run_get(struct bf_nl *nl, uint32_t id, struct bf_run_info *ri)
 	return bf_nl_request(nl, msg, info_cb, ri);
 }
 
-static int run_stop(struct bf_nl *nl, uint32_t id)
+int bf_run_stop(struct bf_nl *nl, uint32_t id)
 {
 	struct nl_msg *msg = bf_nl_msg(nl, BLKFLOOR_CMD_RUN_STOP, false);
 
@@ -751,7 +751,7 @@ static int follow_loop(struct exec *x, struct watch *w, bool stop_on_signal)
 			stop_deadline = now_s() + 30;
 			fprintf(stderr, "blkfloor: interrupted, stopping run %u\n",
 				x->id);
-			run_stop(x->nl, x->id);
+			bf_run_stop(x->nl, x->id);
 		}
 		if (n > 0 && (pfd[0].revents & POLLIN)) {
 			ret = bf_nl_events_read(&w->ev);
@@ -765,7 +765,7 @@ static int follow_loop(struct exec *x, struct watch *w, bool stop_on_signal)
 			fetch_missing(x);
 		if (x->stop_pending && !res->ended) {
 			x->stop_pending = false;
-			run_stop(x->nl, x->id);
+			bf_run_stop(x->nl, x->id);
 		}
 		if (x->have_pm)
 			bf_pathmon_events(&x->pm, path_event, x);
