@@ -192,6 +192,19 @@ if [ -f "$ko" ]; then
 	depmod -b "$dir/mods" "$kver" || { echo "run-vm: depmod failed" >&2; exit 2; }
 fi
 
+# console_text: a console log quoted in a test's diagnostics, as plain
+# text: terminal escapes (ESC c, ESC [2J...) and control bytes removed,
+# and the three phrases at which the kernel's KTAP reader
+# (kunit_parser.py, KTAP_END) stops reading a log anywhere on a line
+# reworded, so that a quoted panic does not cut the KTAP that follows.
+console_text() {
+	sed 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1b.//g
+	     s/Kernel panic - not syncing: VFS:/Kernel panic - not syncing (VFS):/
+	     s/List of all partitions:/List of all partitions -/
+	     s/reboot: System halted/reboot - System halted/' |
+		tr -d '\000-\010\013\014\016-\037\177'
+}
+
 # --- the command, disks, devices --------------------------------------------
 printf '%s\n' "$*" > "$dir/cmd.sh"
 mkdir -p "$dir/out"
@@ -337,13 +350,14 @@ st=$?
 if [ $st = 123 ]; then
 	echo "run-vm: the guest ($kver, $accel) hung while booting: no command started in ${BLKFLOOR_BOOT_TIMEOUT:-300}s; booting again. The end of its console:" >&2
 	# (the console's last line may lack its newline)
-	{ tail -n 20 "$dir/console.log"; echo; } >&2
+	{ tail -n 20 "$dir/console.log"; echo; } | console_text >&2
 	boot_again
 	st=$?
 elif [ $st = 0 ] && [ ! -s "$dir/out/rc" ] && grep -q 'Kernel panic' "$dir/console.log" &&
    ! grep -q 'guest-init: command starts' "$dir/console.log"; then
 	echo "run-vm: the guest ($kver, $accel) crashed while booting, before the command started; booting again. Its console:" >&2
-	grep -E 'Oops|RIP:|Kernel panic|Call Trace|^\[ *[0-9.]+\]  [a-z_]' "$dir/console.log" | head -n 30 >&2
+	grep -E 'Oops|RIP:|Kernel panic|Call Trace|^\[ *[0-9.]+\]  [a-z_]' "$dir/console.log" |
+		head -n 30 | console_text >&2
 	boot_again
 	st=$?
 fi
