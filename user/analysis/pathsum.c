@@ -60,9 +60,9 @@ static const char *const col_names[C_N] = {
 	"scsi_tmo", "ios",
 };
 
-#define MAXF 40
+#define MAXF BF_CSV_MAXF
 
-static int split(char *line, char **fld)
+int bf_csv_split(char *line, char **fld)
 {
 	int n = 0;
 	char *p = line;
@@ -70,7 +70,7 @@ static int split(char *line, char **fld)
 	for (;;) {
 		fld[n++] = p;
 		p = strchr(p, ',');
-		if (!p || n == MAXF)
+		if (!p || n == BF_CSV_MAXF)
 			break;
 		*p++ = '\0';
 	}
@@ -150,7 +150,7 @@ int bf_pathsum_read(FILE *f, struct bf_pathsum *p, char *err, size_t errlen)
 		}
 		if (!line[0])
 			continue;
-		n = split(line, fld);
+		n = bf_csv_split(line, fld);
 		if (!header) {
 			for (i = 0; i < n; i++)
 				for (int c = 0; c < C_N; c++)

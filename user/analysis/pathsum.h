@@ -57,4 +57,8 @@ struct bf_pdiff {
 size_t bf_pathsum_compare(const struct bf_pathsum *A,
 			  const struct bf_pathsum *B, struct bf_pdiff *d);
 
+/* Fields of a trace's CSV line, at most BF_CSV_MAXF (split in place). */
+#define BF_CSV_MAXF 40
+int bf_csv_split(char *line, char **fld);
+
 #endif /* BLKFLOOR_PATHSUM_H */

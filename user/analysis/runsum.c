@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "pathsum.h"
 #include "runsum.h"
 
 static const char *const rkey_names[BF_RK_COUNT] = {
@@ -102,22 +103,7 @@ static int comment(const char *line, struct bf_runsum *r)
 	return 0;
 }
 
-#define MAXF 40
-
-static int split(char *line, char **fld)
-{
-	int n = 0;
-	char *p = line;
-
-	for (;;) {
-		fld[n++] = p;
-		p = strchr(p, ',');
-		if (!p || n == MAXF)
-			break;
-		*p++ = '\0';
-	}
-	return n;
-}
+#define MAXF BF_CSV_MAXF
 
 static int num(const char *s, double *v)
 {
@@ -172,7 +158,7 @@ int bf_runsum_read(FILE *f, struct bf_runsum *r, char *err, size_t errlen)
 		}
 		if (!line[0])
 			continue;
-		n = split(line, fld);
+		n = bf_csv_split(line, fld);
 		if (!header) {
 			for (i = 0; i < n; i++) {
 				for (k = 0; k < BF_RL_COUNT; k++)
