@@ -29,8 +29,9 @@
 /**
  * struct blkfloor_bdev - an opened block device, whatever the kernel's handle
  * @bdev: the block device
- * @user_file: a block device file a process opened and passed in (we hold
- *	a reference; the other handles below are then unused)
+ * @user_file: a block device file a process opened and passed in (we hold a
+ *	reference for as long as we use it or its address as a holder)
+ * @opened: the handle below is ours to close
  * @file: 6.9+: the bdev file that holds it open
  * @handle: 6.7, 6.8: the bdev handle
  * @holder: 6.5, 6.6: the holder passed at open (NULL: not exclusive)
@@ -39,6 +40,7 @@
 struct blkfloor_bdev {
 	struct block_device *bdev;
 	struct file *user_file;
+	bool opened;
 #if BLKFLOOR_KV(6, 9) <= BLKFLOOR_KVER
 	struct file *file;
 #elif BLKFLOOR_KV(6, 7) <= BLKFLOOR_KVER
@@ -51,18 +53,22 @@ struct blkfloor_bdev {
 };
 
 /*
- * Open @path for reading (and writing when @write), exclusively when @holder
- * is not NULL. Returns 0 or a negative errno (-EBUSY: mounted or claimed).
+ * Open the device @dev, or the one at @path when @dev is 0, for reading
+ * (and writing when @write), exclusively when @holder is not NULL. Returns
+ * 0 or a negative errno (-EBUSY: mounted or claimed by another holder).
  */
-static inline int blkfloor_bdev_open(struct blkfloor_bdev *bd,
-				     const char *path, bool write,
-				     void *holder)
+static inline int blkfloor_bdev_do_open(struct blkfloor_bdev *bd, dev_t dev,
+					const char *path, bool write,
+					void *holder)
 {
 #if BLKFLOOR_KV(6, 9) <= BLKFLOOR_KVER
 	blk_mode_t mode = BLK_OPEN_READ | (write ? BLK_OPEN_WRITE : 0);
 	struct file *file;
 
-	file = bdev_file_open_by_path(path, mode, holder, NULL);
+	if (holder)
+		mode |= BLK_OPEN_EXCL;
+	file = dev ? bdev_file_open_by_dev(dev, mode, holder, NULL) :
+		     bdev_file_open_by_path(path, mode, holder, NULL);
 	if (IS_ERR(file))
 		return PTR_ERR(file);
 	bd->file = file;
@@ -71,7 +77,10 @@ static inline int blkfloor_bdev_open(struct blkfloor_bdev *bd,
 	blk_mode_t mode = BLK_OPEN_READ | (write ? BLK_OPEN_WRITE : 0);
 	struct bdev_handle *handle;
 
-	handle = bdev_open_by_path(path, mode, holder, NULL);
+	if (holder)
+		mode |= BLK_OPEN_EXCL;
+	handle = dev ? bdev_open_by_dev(dev, mode, holder, NULL) :
+		       bdev_open_by_path(path, mode, holder, NULL);
 	if (IS_ERR(handle))
 		return PTR_ERR(handle);
 	bd->handle = handle;
@@ -80,7 +89,10 @@ static inline int blkfloor_bdev_open(struct blkfloor_bdev *bd,
 	blk_mode_t mode = BLK_OPEN_READ | (write ? BLK_OPEN_WRITE : 0);
 	struct block_device *bdev;
 
-	bdev = blkdev_get_by_path(path, mode, holder, NULL);
+	if (holder)
+		mode |= BLK_OPEN_EXCL;
+	bdev = dev ? blkdev_get_by_dev(dev, mode, holder, NULL) :
+		     blkdev_get_by_path(path, mode, holder, NULL);
 	if (IS_ERR(bdev))
 		return PTR_ERR(bdev);
 	bd->holder = holder;
@@ -91,35 +103,23 @@ static inline int blkfloor_bdev_open(struct blkfloor_bdev *bd,
 
 	if (holder)
 		mode |= FMODE_EXCL;
-	bdev = blkdev_get_by_path(path, mode, holder);
+	bdev = dev ? blkdev_get_by_dev(dev, mode, holder) :
+		     blkdev_get_by_path(path, mode, holder);
 	if (IS_ERR(bdev))
 		return PTR_ERR(bdev);
 	bd->mode = mode;
 	bd->bdev = bdev;
 #endif
+	bd->opened = true;
 	return 0;
 }
 
-/* Whether a block device file holds its device exclusively (O_EXCL). */
-static inline bool blkfloor_file_excl(struct file *file)
+/* Open the device at @path; see blkfloor_bdev_do_open(). */
+static inline int blkfloor_bdev_open(struct blkfloor_bdev *bd,
+				     const char *path, bool write,
+				     void *holder)
 {
-#if BLKFLOOR_KV(6, 5) <= BLKFLOOR_KVER
-	/* do_dentry_open() clears O_EXCL; the holder is the file itself. */
-	return file->private_data == file;
-#else
-	return file->f_mode & FMODE_EXCL;
-#endif
-}
-
-/*
- * Take over @file, a block device file a process opened (our reference is
- * dropped by blkfloor_bdev_close()).
- */
-static inline void blkfloor_bdev_use_file(struct blkfloor_bdev *bd,
-					  struct file *file)
-{
-	bd->user_file = file;
-	bd->bdev = I_BDEV(file->f_mapping->host);
+	return blkfloor_bdev_do_open(bd, 0, path, write, holder);
 }
 
 /*
@@ -141,17 +141,14 @@ static inline void blkfloor_fput(struct file *file)
 }
 
 /*
- * Close what blkfloor_bdev_open() opened, or drop the file a process
- * passed; the claim ends before return.
+ * Close what blkfloor_bdev_open() opened (the claim ends before return),
+ * then drop the file a process passed.
  */
 static inline void blkfloor_bdev_close(struct blkfloor_bdev *bd)
 {
 	if (!bd->bdev)
 		return;
-	if (bd->user_file) {
-		blkfloor_fput(bd->user_file);
-		bd->user_file = NULL;
-	} else {
+	if (bd->opened) {
 #if BLKFLOOR_KV(6, 9) <= BLKFLOOR_KVER
 		/*
 		 * Not bdev_fput() (6.10+): it gives the claim up at once and
@@ -165,8 +162,44 @@ static inline void blkfloor_bdev_close(struct blkfloor_bdev *bd)
 #else
 		blkdev_put(bd->bdev, bd->mode);
 #endif
+		bd->opened = false;
+	}
+	if (bd->user_file) {
+		blkfloor_fput(bd->user_file);
+		bd->user_file = NULL;
 	}
 	bd->bdev = NULL;
+}
+
+/*
+ * Use @file, a block device file a process opened, as it is (@holder NULL:
+ * to read the device's limits), or claim its device exclusively for
+ * ourselves with @holder as the holder, opening it read-write when @write.
+ * Our reference to @file is dropped by blkfloor_bdev_close(). On error
+ * nothing is held but @file.
+ */
+static inline int blkfloor_bdev_use_file(struct blkfloor_bdev *bd,
+					 struct file *file, bool write,
+					 void *holder)
+{
+	struct block_device *bdev = I_BDEV(file->f_mapping->host);
+	int ret;
+
+	if (holder) {
+		ret = blkfloor_bdev_do_open(bd, bdev->bd_dev, NULL, write,
+					    holder);
+		if (ret)
+			return ret;
+		/* The number was reused by another disk since @file was opened. */
+		if (bd->bdev != bdev) {
+			bd->user_file = NULL;
+			blkfloor_bdev_close(bd);
+			return -ENODEV;
+		}
+	}
+	bd->user_file = file;
+	bd->bdev = bdev;
+	return 0;
 }
 
 /* The page cache of @bdev (6.10 added bd_mapping, 6.11 removed bd_inode). */

@@ -167,9 +167,13 @@ static struct file *blkfloor_target_fget(struct nlattr *attr,
 
 /*
  * Use the block device file the caller opened and passed as DEV_FD, as
- * loop and nbd do: the open already went through the file's permissions,
- * the LSMs and the exclusive claim, so the run can do no more than the
- * caller could. We keep our own reference for the run's life.
+ * loop and nbd do: the open already went through the file's permissions
+ * and the LSMs, so the run can do no more than the caller could. The run
+ * then claims the device exclusively for its life, with the caller's file
+ * as the holder: a descriptor opened with O_EXCL holds that same claim and
+ * is accepted, a device mounted or claimed by anyone else is refused. We
+ * keep our reference to the file until the claim is given up, so that its
+ * address cannot become another opener's holder meanwhile.
  */
 static int blkfloor_target_use_fd(struct blkfloor_run *run,
 				  struct nlattr *attr, bool write,
@@ -196,13 +200,11 @@ static int blkfloor_target_use_fd(struct blkfloor_run *run,
 		ret = -EROFS;
 		goto out_put;
 	}
-	if (!blkfloor_file_excl(file)) {
-		NL_SET_ERR_MSG_ATTR(extack, attr,
-				    "the device must be open exclusively (O_EXCL)");
-		ret = -EINVAL;
+	ret = blkfloor_bdev_use_file(&run->bd, file, write, file);
+	if (ret) {
+		blkfloor_target_open_err(ret, attr, extack);
 		goto out_put;
 	}
-	blkfloor_bdev_use_file(&run->bd, file);
 	snprintf(run->p.path, sizeof(run->p.path), "/dev/%pg", run->bd.bdev);
 	return 0;
 
@@ -344,7 +346,7 @@ int blkfloor_target_put_caps(struct sk_buff *skb, struct nlattr **attrs,
 
 		if (IS_ERR(file))
 			return PTR_ERR(file);
-		blkfloor_bdev_use_file(&bd, file);
+		blkfloor_bdev_use_file(&bd, file, false, NULL);
 	} else {
 		ret = blkfloor_bdev_open(&bd, nla_data(path), false, NULL);
 		if (ret) {

@@ -715,7 +715,8 @@ TEST_F(bf, semantic_checks_before_open)
 /* RUN_START with DEV_FD: only a block device file open as the run needs. */
 TEST_F(bf, run_start_dev_fd)
 {
-	int fd, off, nfd;
+	int fd, off, nfd, xfd;
+	uint32_t id;
 
 	if (!bf_nullb())
 		SKIP(return, "null_blk is not available");
@@ -733,14 +734,47 @@ TEST_F(bf, run_start_dev_fd)
 	EXPECT_REFUSED(-ENOTBLK, off);
 	close(nfd);
 
-	/* Without O_EXCL the device could be mounted under the run. */
+	/*
+	 * A device another opener holds exclusively is refused, whether the
+	 * descriptor passed was opened with O_EXCL or not.
+	 */
+	xfd = open(NULLB, O_RDONLY | O_EXCL);
+	ASSERT_LE(0, xfd);
 	fd = open(NULLB, O_RDONLY);
 	ASSERT_LE(0, fd);
 	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_START, 0);
 	off = bf_put_u32(&self->m, BLKFLOOR_A_DEV_FD, fd);
 	bf_put_u32(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
-	EXPECT_REFUSED(-EINVAL, off);
+	EXPECT_REFUSED(-EBUSY, off);
+	EXPECT_NE(NULL, strstr(self->ack->msg, "busy"));
+	close(xfd);
+
+	/*
+	 * Without O_EXCL the run claims the device itself, for as long as it
+	 * runs: nobody can mount it or claim it under the run.
+	 */
+	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_START, 0);
+	bf_put_u32(&self->m, BLKFLOOR_A_DEV_FD, fd);
+	bf_put_u32(&self->m, BLKFLOOR_A_OP, BLKFLOOR_OP_READ);
+	bf_put_u64(&self->m, BLKFLOOR_A_MAX_TIME_NS, 60ULL * 1000000000ULL);
+	ASSERT_EQ(0, bf_xfer(&self->nl, &self->m, self->ack, NULL, NULL))
+		TH_LOG("kernel reports: %s", self->ack->msg);
+	id = bf_reply_run_id(self->ack);
+	ASSERT_NE(0, id);
 	close(fd);
+	xfd = open(NULLB, O_RDONLY | O_EXCL);
+	EXPECT_EQ(-1, xfd) TH_LOG("the device was not claimed by the run");
+	EXPECT_EQ(EBUSY, errno);
+	if (xfd >= 0)
+		close(xfd);
+	ASSERT_EQ(0, bf_stop(&self->nl, id));
+	EXPECT_EQ(BLKFLOOR_STATE_STOPPED, bf_wait_end(&self->nl, id));
+	/* The claim ended with the run. */
+	xfd = open(NULLB, O_RDONLY | O_EXCL);
+	EXPECT_LE(0, xfd) TH_LOG("exclusive open after the run: %s",
+				 strerror(errno));
+	if (xfd >= 0)
+		close(xfd);
 
 	/* A write run on a device open read-only. */
 	fd = open(NULLB, O_RDONLY | O_EXCL);
