@@ -53,6 +53,23 @@ skip_part() {
 	diag "SKIP part $name: $*"
 }
 
+# A test's arguments set the variables a lab gives it, one NAME=VALUE
+# each: kselftest's runner passes $KSELFTEST_<TEST>_ARGS to a test (the
+# runnable's name upper-cased, '-' as '_'), so that a job can write
+#   KSELFTEST_RUN_023_ARGS="BLKFLOOR_TEST_DEV=/dev/sdb BLKFLOOR_TEST_DEV_ID=S1"
+# for one test, where the environment (BLKFLOOR_TEST_DEV=... run_kselftest.sh)
+# sets it for all. Any other argument fails the test.
+BLKFLOOR_ARG_VARS="BLKFLOOR_TEST_DEV BLKFLOOR_TEST_DEV_ID BLKFLOOR_USB_GADGET BLKFLOOR_GADGET_SIZE"
+for _a in "$@"; do
+	case " $BLKFLOOR_ARG_VARS " in
+	*" ${_a%%=*} "*)
+		[ "$_a" != "${_a%%=*}" ] || fail "argument '$_a' is not NAME=VALUE"
+		export "${_a?}"
+		diag "${_a%%=*}=${_a#*=} (from the test's arguments)" ;;
+	*) fail "unknown argument '$_a': a test takes NAME=VALUE for $BLKFLOOR_ARG_VARS" ;;
+	esac
+done
+
 # in_rig: true inside the QEMU test rig (selftests/vm/run-vm.sh).
 in_rig() { [ -n "${BLKFLOOR_VM_DIR:-}" ]; }
 # rig_fault MSG: what the rig should have provided is missing: a failure
