@@ -16,6 +16,12 @@
 # else), and the installed copy must hold the helpers the tests look up
 # next to lib.sh (abi_test, nlop, nlfuzz), config and settings. make
 # check then runs the installed suite in a guest (scripts/check.sh).
+# The tarball labs install (gen_tar) holds the same suite, with the quick
+# profile and the LAVA helper; in it, kselftest's KSELFTEST_<TEST>_ARGS
+# reach the test (lib.sh takes NAME=VALUE arguments) and ksft-profile.sh
+# quick runs exactly the tests the file quick lists. (Run as nobody, so
+# that every test stops at require_guest's "needs root" skip, after
+# lib.sh read its arguments: nothing is loaded or written here.)
 # Last, a standalone build of a copy of selftests/ from inside another make
 # (as make check does it: MAKELEVEL 1, where lib.mk leaves OUTPUT empty)
 # must put its programs in that copy, and nowhere else.
@@ -29,7 +35,7 @@ inst=$out/install
 target=drivers/block/blkfloor
 
 echo "KTAP version 1"
-echo "1..6"
+echo "1..9"
 n=0 rc=0
 result() { # status description
 	n=$((n + 1))
@@ -52,7 +58,8 @@ if [ $bad = 0 ]; then
 	dst=$tree/tools/testing/selftests/$target
 	mkdir -p "$dst/kmod" "$dst/fault" &&
 	cp -a selftests/Makefile selftests/config selftests/settings \
-		selftests/lib.sh selftests/run-guest.sh selftests/tests "$dst/" &&
+		selftests/lib.sh selftests/run-guest.sh selftests/tests \
+		selftests/quick selftests/ksft-profile.sh selftests/lava "$dst/" &&
 	cp -a selftests/kmod/abi_test.c selftests/kmod/ynl_test.sh "$dst/kmod/" &&
 	cp -a selftests/fault/*.c "$dst/fault/" || bad=1
 fi
@@ -98,7 +105,8 @@ bad=0
 moved=$(mktemp -d)
 cp -a "$inst/$target" "$moved/suite"
 o=$(cd / && env -i PATH=/usr/bin:/bin bash -c '
-	. "$1/lib.sh"
+	d=$1; shift
+	. "$d/lib.sh"
 	echo "selftests=$BLKFLOOR_SELFTESTS top=$BLKFLOOR_TOP abi_test=$(bf_prog abi_test)"' _ "$moved/suite" 2>&1)
 diag "$o"
 [ "$o" = "selftests=$moved/suite top= abi_test=$moved/suite/abi_test" ] || bad=1
@@ -124,4 +132,56 @@ diag "$(cat "$out/standalone.log")"
 [ $st = 0 ] && [ -x "$sa/selftests/abi_test" ] && [ -z "$stray" ]
 result $? "a standalone build inside another make (MAKELEVEL 1) writes its programs into selftests/${stray:+, not $stray}"
 rm -rf "$sa"
+
+tarball=$out/tar/kselftest-packages/kselftest.tar.gz
+make -C "$tree/tools/testing/selftests" TARGETS=$target gen_tar \
+	INSTALL_PATH="$out/tar" >"$out/gen_tar.log" 2>&1
+st=$?
+untar=$out/untar
+rm -rf "$untar" && mkdir -p "$untar"
+bad=0
+if [ $st = 0 ] && tar -xzf "$tarball" -C "$untar"; then
+	got=$("$untar/run_kselftest.sh" -l 2>&1 | sort)
+	[ "$got" = "$want" ] || { diag "the tarball's run_kselftest.sh -l differs from the tests:" "$got"; bad=1; }
+	for f in lib.sh quick ksft-profile.sh lava/ksft-lava.sh lava/blkfloor-kselftest.yaml abi_test tests/usb/001; do
+		[ -e "$untar/$target/$f" ] || { diag "the tarball lacks $target/$f"; bad=1; }
+	done
+else
+	diag "$(tail -20 "$out/gen_tar.log")"
+	bad=1
+fi
+result $bad "make ... gen_tar: a kselftest tarball whose run_kselftest.sh lists every test, with the quick profile and the LAVA helper"
+
+# asnobody CMD...: CMD as nobody, its output through a pipe nobody made
+# (run_kselftest.sh opens /dev/stdout, which nobody cannot on root's pipe).
+asnobody() {
+	chown -R 65534:65534 "$untar" &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		bash -c 'set -o pipefail; env -i PATH=/usr/bin:/bin "$@" 2>&1 | cat' bash "$@"
+}
+bad=0
+o=$(asnobody KSELFTEST_BASIC_001_ARGS="BLKFLOOR_TEST_DEV=/dev/blkfloor-ksft-arg BLKFLOOR_TEST_DEV_ID=ksft-id" \
+	"$untar/run_kselftest.sh" -t $target:basic-001 2>&1)
+diag "$o"
+printf '%s\n' "$o" | grep -q "^# # BLKFLOOR_TEST_DEV=/dev/blkfloor-ksft-arg (from the test's arguments)$" &&
+	printf '%s\n' "$o" | grep -q "^# # BLKFLOOR_TEST_DEV_ID=ksft-id (from the test's arguments)$" &&
+	printf '%s\n' "$o" | grep -q "^ok 1 selftests: $target: basic-001 # SKIP" || bad=1
+o=$(asnobody KSELFTEST_BASIC_001_ARGS="BLKFLOOR_BOGUS=1" "$untar/run_kselftest.sh" -t $target:basic-001 2>&1)
+diag "$o"
+printf '%s\n' "$o" | grep -q "^# # FAIL: unknown argument 'BLKFLOOR_BOGUS=1'" &&
+	printf '%s\n' "$o" | grep -q "^not ok 1 selftests: $target: basic-001" || bad=1
+result $bad "KSELFTEST_BASIC_001_ARGS=\"BLKFLOOR_TEST_DEV=... BLKFLOOR_TEST_DEV_ID=...\" reaches the test through run_kselftest.sh; an unknown argument fails it"
+
+bad=0
+o=$(asnobody "$untar/$target/ksft-profile.sh" quick 2>&1)
+st=$?
+want_q=$(sed 's/#.*//' selftests/quick | awk 'NF { gsub("/", "-", $1); print $1 }')
+got_q=$(printf '%s\n' "$o" | sed -n "s|^ok [0-9]* selftests: $target: \([^ ]*\) # SKIP.*|\1|p")
+diag "ksft-profile.sh quick (as nobody: each test skips, needs root): exit $st" "$got_q"
+[ $st = 0 ] && [ "$got_q" = "$want_q" ] || bad=1
+o=$(asnobody KSELFTEST_BASIC_001_ARGS="BLKFLOOR_BOGUS=1" "$untar/$target/ksft-profile.sh" quick 2>&1)
+st=$?
+diag "with basic-001 failing: exit $st"
+[ $st = 1 ] || bad=1
+result $bad "ksft-profile.sh quick runs the tests of selftests/quick, in order, and exits 1 when one fails"
 exit $rc

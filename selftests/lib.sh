@@ -53,6 +53,23 @@ skip_part() {
 	diag "SKIP part $name: $*"
 }
 
+# A test's arguments set the variables a lab gives it, one NAME=VALUE
+# each: kselftest's runner passes $KSELFTEST_<TEST>_ARGS to a test (the
+# runnable's name upper-cased, '-' as '_'), so that a job can write
+#   KSELFTEST_RUN_023_ARGS="BLKFLOOR_TEST_DEV=/dev/sdb BLKFLOOR_TEST_DEV_ID=S1"
+# for one test, where the environment (BLKFLOOR_TEST_DEV=... run_kselftest.sh)
+# sets it for all. Any other argument fails the test.
+BLKFLOOR_ARG_VARS="BLKFLOOR_TEST_DEV BLKFLOOR_TEST_DEV_ID BLKFLOOR_USB_GADGET BLKFLOOR_GADGET_SIZE"
+for _a in "$@"; do
+	case " $BLKFLOOR_ARG_VARS " in
+	*" ${_a%%=*} "*)
+		[ "$_a" != "${_a%%=*}" ] || fail "argument '$_a' is not NAME=VALUE"
+		export "${_a?}"
+		diag "${_a%%=*}=${_a#*=} (from the test's arguments)" ;;
+	*) fail "unknown argument '$_a': a test takes NAME=VALUE for $BLKFLOOR_ARG_VARS" ;;
+	esac
+done
+
 # in_rig: true inside the QEMU test rig (selftests/vm/run-vm.sh).
 in_rig() { [ -n "${BLKFLOOR_VM_DIR:-}" ]; }
 # rig_fault MSG: what the rig should have provided is missing: a failure
@@ -276,6 +293,133 @@ disk_transport() {
 	case $drv in usb-storage|uas) echo "$drv" ;; esac
 }
 
+# The USB mass-storage gadget: a usb-storage disk on any machine whose
+# kernel has dummy_hcd and the configfs mass-storage function
+# (libcomposite, usb_f_mass_storage; both Debian kernels do), with no
+# emulated controller and no hardware: dummy_hcd is a USB host controller
+# and a device controller wired back to back in software, and the gadget
+# behind it is a Bulk-Only mass-storage device backed by a file on a
+# private tmpfs, so the real usb-storage host driver, SCSI disk and block
+# layer run. (There is no UAS gadget: CONFIG_USB_CONFIGFS_F_TCM is off in
+# Debian's kernels.) dummy_hcd is loaded SuperSpeed (is_super_speed=1),
+# as a USB 3 disk is, so usb-storage gives it the 2048-sector limit of
+# USB 3 disks. The medium is memory: it has no cache, no heat, no FTL,
+# no TRIM (f_mass_storage has no UNMAP) and never fails.
+#
+# usb_gadget_wanted: whether the tests use it for their usb-storage disk:
+# BLKFLOOR_USB_GADGET=1 always, =0 never; by default when this machine has
+# no usb-storage disk the tests may write: in the rig, one started without
+# --usb; elsewhere, when BLKFLOOR_TEST_DEV is not set.
+usb_gadget_wanted() {
+	case ${BLKFLOOR_USB_GADGET:-} in
+	1) return 0 ;;
+	0) return 1 ;;
+	esac
+	if in_rig; then
+		[ "${BLKFLOOR_RIG_USB:-1}" = 0 ]
+	else
+		[ -z "${BLKFLOOR_TEST_DEV:-}" ]
+	fi
+}
+
+BLKFLOOR_GADGET=/sys/kernel/config/usb_gadget/blkfloor
+BLKFLOOR_GADGET_SERIAL="BLKFLOOR-GADGET0"
+_gadget_dir=
+
+# gadget_disk: /dev/sdX of the gadget's disk (a usb-storage disk below
+# dummy_hcd), or nothing.
+gadget_disk() {
+	local d p
+	for d in /sys/block/sd*; do
+		[ -e "$d" ] || continue
+		p=$(readlink -f "$d/device")
+		case $p in */dummy_hcd.*/*) ;; *) continue ;; esac
+		[ "$(disk_transport "${d##*/}")" = usb-storage ] || continue
+		[ -b "/dev/${d##*/}" ] && { echo "/dev/${d##*/}"; return 0; }
+	done
+	return 0
+}
+
+# _gadget_fault MSG: the gadget cannot be set up: a rig fault in the rig
+# (both kernels have it); elsewhere a diagnostic, and no disk.
+_gadget_fault() {
+	in_rig && fail "rig fault: USB gadget disk: $*"
+	diag "no USB gadget disk: $*" >&2
+	return 1
+}
+
+# usb_gadget_prepare: set up the gadget when usb_gadget_wanted, before
+# test_disk_opt usb|any (which then returns its disk), and tear it down at
+# exit. Call it directly, not in $(...): it registers its cleanup in this
+# shell. BLKFLOOR_GADGET_SIZE is the disk's size (default 256M); its
+# memory is used only as it is written.
+usb_gadget_prepare() {
+	local g=$BLKFLOOR_GADGET size=${BLKFLOOR_GADGET_SIZE:-256M} m dir loaded=()
+	usb_gadget_wanted || return 0
+	[ -z "$_gadget_dir" ] || return 0
+	[ -e "$g" ] && { _gadget_fault "$g already exists (another test's gadget?)"; return 0; }
+	for m in dummy_hcd libcomposite usb_f_mass_storage; do
+		[ -d "/sys/module/$m" ] && continue
+		if [ $m = dummy_hcd ]; then
+			modprobe dummy_hcd is_super_speed=1 2>/dev/null
+		else
+			modprobe $m 2>/dev/null
+		fi || { _gadget_fault "modprobe $m failed (CONFIG_USB_DUMMY_HCD, CONFIG_USB_CONFIGFS_MASS_STORAGE)"; return 0; }
+		loaded=("$m" "${loaded[@]}")
+	done
+	[ ${#loaded[@]} = 0 ] || on_exit "modprobe -r ${loaded[*]}"
+	# the host side, which udev would load when the device appears
+	modprobe -a usb-storage sd_mod 2>/dev/null ||
+		{ _gadget_fault "modprobe usb-storage sd_mod failed"; return 0; }
+	[ -d /sys/class/udc/dummy_udc.0 ] || { _gadget_fault "no UDC dummy_udc.0"; return 0; }
+	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
+	dir=$(mktemp -d /tmp/blkfloor-gadget.XXXXXX) || fail "mktemp"
+	on_exit "rmdir $dir"
+	mount -t tmpfs -o "size=$size" blkfloor-gadget "$dir" || fail "tmpfs for the gadget"
+	on_exit "umount $dir"
+	truncate -s "$size" "$dir/disk" || fail "truncate $dir/disk"
+	_gadget_dir=$dir
+	on_exit usb_gadget_remove
+	mkdir "$g" "$g/strings/0x409" "$g/configs/c.1" "$g/functions/mass_storage.0" ||
+		fail "configfs gadget $g"
+	echo 0x1d6b > "$g/idVendor"	# Linux Foundation
+	echo 0x0104 > "$g/idProduct"	# Multifunction Composite Gadget
+	echo "$BLKFLOOR_GADGET_SERIAL" > "$g/strings/0x409/serialnumber"
+	echo blkfloor > "$g/strings/0x409/manufacturer"
+	echo "blkfloor test gadget" > "$g/strings/0x409/product"
+	echo 0 > "$g/functions/mass_storage.0/lun.0/removable"
+	echo "$dir/disk" > "$g/functions/mass_storage.0/lun.0/file" ||
+		fail "gadget: cannot use $dir/disk as the LUN's file"
+	ln -s "$g/functions/mass_storage.0" "$g/configs/c.1/" || fail "gadget config"
+	echo dummy_udc.0 > "$g/UDC" || fail "gadget: cannot bind to dummy_udc.0"
+	_gadget_up() { [ -n "$(gadget_disk)" ]; }
+	wait_for 60 "the USB gadget's disk (usb-storage on dummy_hcd)" _gadget_up
+	diag "USB gadget disk $(gadget_disk): $size on tmpfs, usb-storage on dummy_hcd at $(cat "$(gadget_usb_dev)/speed" 2>/dev/null) Mb/s"
+}
+
+# gadget_usb_dev: the sysfs directory of the gadget's USB device (as the
+# host sees it), or nothing.
+gadget_usb_dev() {
+	local d p
+	d=$(gadget_disk)
+	[ -n "$d" ] || return 0
+	p=$(readlink -f "/sys/block/${d#/dev/}/device")
+	while [ -n "$p" ] && [ "$p" != / ]; do
+		[ -r "$p/idVendor" ] && { echo "$p"; return 0; }
+		p=${p%/*}
+	done
+}
+
+# usb_gadget_remove: unbind the gadget (the host sees the disk unplugged)
+# and remove it from configfs.
+usb_gadget_remove() {
+	local g=$BLKFLOOR_GADGET
+	[ -e "$g" ] || return 0
+	echo "" > "$g/UDC" 2>/dev/null
+	rm -f "$g/configs/c.1/mass_storage.0"
+	rmdir "$g/configs/c.1" "$g/functions/mass_storage.0" "$g/strings/0x409" "$g"
+}
+
 # rig_disk usb|uas [N]: /dev/sdX of the Nth emulated disk of that transport
 # (by USB port order), or nothing. Only inside the QEMU rig: outside it,
 # a USB disk on this machine is somebody's data.
@@ -292,6 +436,7 @@ rig_disk() {
 		drv=$(disk_transport "${d##*/}")
 		[ "$drv" = "$want" ] || continue
 		p=$(readlink -f "$d/device")
+		case $p in */dummy_hcd.*/*) continue ;; esac
 		list+=("$(basename "$(dirname "${p%/host*}")") ${d##*/}")
 	done
 	for d in $(printf '%s\n' "${list[@]}" | sort -V | awk '{print $2}'); do
@@ -341,14 +486,28 @@ test_dev_checked() {
 
 # test_disk_opt usb|uas|any: the disk a test may write for that transport,
 # or nothing (with a diagnostic) when this machine has none:
-#   - in the rig: the emulated disk; a missing one is a rig fault (fails);
+#   - usb or any, after usb_gadget_prepare set the gadget up: its disk;
+#   - in the rig: the emulated disk; a missing one is a rig fault (fails),
+#     unless the rig was started without that kind of disk
+#     ($BLKFLOOR_RIG_USB or $BLKFLOOR_RIG_UAS is 0);
 #   - elsewhere: $BLKFLOOR_TEST_DEV when its ID guard passes (else the test
 #     fails) and its transport is the one asked for.
 # Call it as dev=$(test_disk_opt uas) || exit.
 test_disk_opt() {
-	local want=$1 d tr
+	local want=$1 d tr n
+	if [ "$want" != uas ] && [ -n "$_gadget_dir" ]; then
+		d=$(gadget_disk)
+		[ -n "$d" ] || fail "the USB gadget's disk is gone"
+		echo "$d"
+		return 0
+	fi
 	if in_rig; then
 		[ "$want" = any ] && want=uas
+		n=BLKFLOOR_RIG_${want^^}
+		if [ "${!n:-1}" = 0 ]; then
+			diag "no $want disk: the rig was started without --$want" >&2
+			return 0
+		fi
 		d=$(rig_disk "$want")
 		[ -n "$d" ] || fail "rig fault: no emulated $want disk in the rig (run-vm.sh --$want SIZE)"
 		echo "$d"

@@ -41,7 +41,10 @@
 #   - $BLKFLOOR_VM_DIR is the host run directory (readable); the agent
 #     writes a drive model's temperature to $BLKFLOOR_VM_DIR/out/temp-DEV;
 #   - a USB 2 (EHCI) controller, ehci.0, with no device: the agent's
-#     relink moves a usb-storage disk onto it.
+#     relink moves a usb-storage disk onto it;
+#   - $BLKFLOOR_RIG_USB and $BLKFLOOR_RIG_UAS count the --usb and --uas
+#     disks: a test's missing disk of a kind the rig was given is a rig
+#     fault; with no --usb the tests use the USB gadget (lib.sh).
 #
 # The command's output is streamed to stdout; its exit status is run-vm.sh's
 # exit status. 124 means the guest timed out, 125 that it never reported a
@@ -253,7 +256,7 @@ append+=" no_timer_check bfvm.dir=$dir bfvm.top=$top bfvm.kver=$kver"
 # told to expect.
 nexp=$((${#usb[@]} + ${#uas[@]}))
 case ,${BLKFLOOR_RIG_BREAK:-}, in *,disk,*) nexp=$((nexp + 1)) ;; esac
-append+=" bfvm.disks=$nexp"
+append+=" bfvm.disks=$nexp bfvm.usb=${#usb[@]} bfvm.uas=${#uas[@]}"
 [ ${#nvme[@]} -gt 0 ] && append+=" bfvm.nvme=${#nvme[@]}"
 shareargs=()
 if [ -n "$share" ]; then
