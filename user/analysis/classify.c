@@ -25,30 +25,11 @@
 #include <string.h>
 
 #include "classify.h"
+#include "classify_int.h"
 #include "evidence.h"
 #include "grow.h"
 #include "origin.h"
 #include "json.h"
-
-#define BF_PEN		4.0	/* penalty factor on sigma^2 ln(n) */
-#define BF_MINSEG	2	/* samples */
-#define BF_REL_STEP	0.0953	/* ln(1.10): smaller steps are not plateaus */
-#define BF_Z		3.0	/* z for "beyond the noise" between segments */
-#define BF_BURST_BYTES	1e9	/* a burst above the floor is well under 1 GB */
-#define BF_ERRATIC_SD	0.30	/* pooled in-plateau spread (log) of ftl */
-#define BF_WORK		50	/* binseg scans at most 50 n samples */
-#define BF_LVL_SAMPLES	4096	/* samples used for a long plateau's median */
-#define BF_ACF_N	20000	/* samples looked at for periodicity */
-#define BF_ACF_LAGS	200
-#define BF_ACF_PEAK	0.45	/* autocorrelation of a regular cycle */
-#define BF_ACF_PEAK2	0.25	/* ... at twice its period */
-#define BF_ACF_MIN	100	/* samples needed to call a cycle regular */
-#define BF_FAR		0.4055	/* ln(1.5): a sample far from its plateau */
-#define BF_ERRATIC_FAR	0.35	/* share of far samples in an erratic curve */
-#define BF_HOT_START	0.4055	/* ln(1.5): a start above an oscillation */
-#define BF_RUNS_Z	1.645	/* levels that persist: 5 %, one-sided */
-#define BF_ERRATIC_JUMPS 0.25	/* share of 2x jumps in an erratic curve */
-#define BF_BACKWARDS	0.2231	/* ln(1.25): "runs backwards" is a real climb */
 
 const char *bf_class_name(enum bf_class c)
 {
@@ -141,7 +122,7 @@ double bf_median(double *v, size_t n)
 	return (a + b) / 2;
 }
 
-static double med3(double a, double b, double c)
+double bf_med3(double a, double b, double c)
 {
 	if (a > b)
 		swapd(&a, &b);
@@ -152,29 +133,7 @@ static double med3(double a, double b, double c)
 
 /* ---- working state ---------------------------------------------------- */
 
-struct bf_seg {
-	size_t first, last;	/* inclusive */
-	double lvl;		/* median of raw y (log MB/s) */
-	double dur;		/* seconds */
-	double bytes;
-	unsigned int nexc;	/* absorbed bursts/dips */
-	double exc_dur;		/* seconds spent in them */
-};
-
-struct bf_work {
-	const struct bf_sample *s;
-	size_t n;
-	double *y;		/* log rate */
-	double *f;		/* median-filtered y */
-	double *p1, *p2;	/* prefix sums of f and f^2, n + 1 */
-	double *tmp;		/* scratch, n */
-	double sigma;		/* noise of y (log units) */
-	struct bf_seg *seg;
-	size_t nseg, capseg;
-	double b0;		/* bytes before sample 0 */
-};
-
-static double bytes_before(const struct bf_work *w, size_t i)
+double bf_bytes_before(const struct bf_work *w, size_t i)
 {
 	return i ? w->s[i - 1].bytes : w->b0;
 }
@@ -209,19 +168,19 @@ static void seg_stats(struct bf_work *w, struct bf_seg *g)
 		g->lvl = m / (b - a + 1);
 	}
 	g->dur = w->s[g->last].t - (w->s[g->first].t - w->s[g->first].dt);
-	g->bytes = w->s[g->last].bytes - bytes_before(w, g->first);
+	g->bytes = w->s[g->last].bytes - bf_bytes_before(w, g->first);
 }
 
-static size_t seg_n(const struct bf_seg *g)
+size_t bf_seg_n(const struct bf_seg *g)
 {
 	return g->last - g->first + 1;
 }
 
 /* Are two plateaus the same level, within 10 % or within the noise? */
-static bool seg_similar(const struct bf_work *w, const struct bf_seg *a,
-			const struct bf_seg *b)
+bool bf_seg_similar(const struct bf_work *w, const struct bf_seg *a,
+		    const struct bf_seg *b)
 {
-	double thr = BF_Z * w->sigma * sqrt(1.0 / seg_n(a) + 1.0 / seg_n(b));
+	double thr = BF_Z * w->sigma * sqrt(1.0 / bf_seg_n(a) + 1.0 / bf_seg_n(b));
 
 	if (thr < BF_REL_STEP)
 		thr = BF_REL_STEP;
@@ -358,7 +317,7 @@ static bool is_excursion(const struct bf_work *w, const struct bf_seg *a,
 {
 	bool up;
 
-	if (!seg_similar(w, a, c))
+	if (!bf_seg_similar(w, a, c))
 		return false;
 	up = b->lvl > a->lvl && b->lvl > c->lvl;
 	if (!up && !(b->lvl < a->lvl && b->lvl < c->lvl))
@@ -379,7 +338,7 @@ static int transition_side(const struct bf_seg *a, const struct bf_seg *b,
 
 	if (b->lvl <= lo || b->lvl >= hi)
 		return 0;
-	if (seg_n(b) > 2 && b->dur >= 0.25 * fmin(a->dur, c->dur) &&
+	if (bf_seg_n(b) > 2 && b->dur >= 0.25 * fmin(a->dur, c->dur) &&
 	    b->dur >= 0.03 * total)
 		return 0;
 	return fabs(b->lvl - a->lvl) <= fabs(b->lvl - c->lvl) ? -1 : 1;
@@ -396,7 +355,7 @@ static bool pass_similar(struct bf_work *w)
 	bool changed = false;
 
 	for (i = 0; i < w->nseg; i++) {
-		if (o && seg_similar(w, &g[o - 1], &g[i])) {
+		if (o && bf_seg_similar(w, &g[o - 1], &g[i])) {
 			join(&g[o - 1], &g[i], false);
 			seg_stats(w, &g[o - 1]);
 			changed = true;
@@ -484,7 +443,7 @@ static bool try_ends(struct bf_work *w, double total)
 	 * a 10-sample record the noise estimate is too rough to call that a
 	 * cache (a real one is a factor of several, or several samples long).
 	 */
-	if (a->lvl > b->lvl && seg_n(a) <= 2 && a->lvl - b->lvl < BF_HOT_START) {
+	if (a->lvl > b->lvl && bf_seg_n(a) <= 2 && a->lvl - b->lvl < BF_HOT_START) {
 		merge(w, 0, 1, 0);
 		return true;
 	}
@@ -504,7 +463,7 @@ static bool try_ends(struct bf_work *w, double total)
 	return false;
 }
 
-static void cleanup(struct bf_work *w, double total)
+void bf_seg_cleanup(struct bf_work *w, double total)
 {
 	bool changed = true;
 
@@ -600,8 +559,8 @@ static double cluster_level(struct bf_work *w, double cut, bool upper,
  * Two-level split of an erratic curve: 1-D 2-means on y, started at the
  * 10th and 90th percentiles; returns the level of each cluster.
  */
-static void two_means(struct bf_work *w, double *lo, double *hi,
-		      size_t *nlo, size_t *nhi)
+void bf_two_means(struct bf_work *w, double *lo, double *hi,
+		  size_t *nlo, size_t *nhi)
 {
 	size_t n = w->n, i, it, a = 0, b = 0;
 	double c0, c1, cut = 0;
@@ -695,13 +654,13 @@ static size_t periodic(const struct bf_work *w)
  * sample and one mixed). Drop trailing samples more than 3 sigma below the
  * best one and average the rest.
  */
-static void short_first_level(struct bf_work *w)
+void bf_short_first_level(struct bf_work *w)
 {
 	struct bf_seg *g = &w->seg[0];
 	size_t i, last = g->last;
 	double top = -INFINITY, m = 0;
 
-	if (seg_n(g) > 4)
+	if (bf_seg_n(g) > 4)
 		return;
 	for (i = g->first; i <= g->last; i++)
 		top = fmax(top, w->y[i]);
@@ -720,9 +679,9 @@ static void short_first_level(struct bf_work *w)
 	g->lvl = m / (last - g->first + 1);
 }
 
-static double seg_sd_mbps(const struct bf_work *w, const struct bf_seg *g)
+double bf_seg_sd_mbps(const struct bf_work *w, const struct bf_seg *g)
 {
-	size_t i, len = seg_n(g);
+	size_t i, len = bf_seg_n(g);
 
 	for (i = 0; i < len; i++)
 		w->tmp[i] = w->s[g->first + i].mbps;
@@ -734,8 +693,8 @@ static double seg_sd_mbps(const struct bf_work *w, const struct bf_seg *g)
  * @hi to @lo (MB/s)? The sample that straddles the step carries a mix of
  * both rates; its mix gives the sub-sample step time.
  */
-static void locate_step(const struct bf_work *w, size_t b, double hi,
-			double lo, double *t, double *bytes)
+void bf_locate_step(const struct bf_work *w, size_t b, double hi,
+		    double lo, double *t, double *bytes)
 {
 	const struct bf_sample *s = w->s;
 	size_t j = b;
@@ -752,7 +711,7 @@ static void locate_step(const struct bf_work *w, size_t b, double hi,
 	if (f > 1)
 		f = 1;
 	*t = s[j].t - s[j].dt + f * s[j].dt;
-	*bytes = bytes_before(w, j) + hi * 1e6 * f * s[j].dt;
+	*bytes = bf_bytes_before(w, j) + hi * 1e6 * f * s[j].dt;
 }
 
 /*
@@ -818,7 +777,7 @@ void bf_fmt_secs(char *b, size_t len, double s)
 	}
 }
 
-static void explain(struct bf_report *r, const char *why)
+void bf_explain(struct bf_report *r, const char *why)
 {
 	char pk[32], fl[32], mn[32], cb[32], tt[32], tb[32];
 	char *e = r->explain;
@@ -862,7 +821,7 @@ static void explain(struct bf_report *r, const char *why)
 	}
 }
 
-static int fill_report(struct bf_work *w, struct bf_report *r)
+int bf_fill_report(struct bf_work *w, struct bf_report *r)
 {
 	size_t g;
 
@@ -881,37 +840,14 @@ static int fill_report(struct bf_work *w, struct bf_report *r)
 		o->bytes = i->bytes;
 		o->mean_mbps = i->dur > 0 ? i->bytes / i->dur / 1e6 : 0;
 		o->level_mbps = exp(i->lvl);
-		o->sd_mbps = seg_sd_mbps(w, i);
-		o->nsamples = seg_n(i);
+		o->sd_mbps = bf_seg_sd_mbps(w, i);
+		o->nsamples = bf_seg_n(i);
 		o->nexcursions = i->nexc;
 	}
 	return 0;
 }
 
 /* ---- features ------------------------------------------------------------ */
-
-#define BF_CLIFF_BIG	0.9163	/* ln(2.5): a first step this deep is a cache */
-#define BF_GC_DEPTH	1.3863	/* ln(4): switching this deep is GC, not heat */
-#define BF_NEVER_HEAT	1.6094	/* ln(5): one step this deep is never heat */
-#define BF_MIN_ACTIVE	10	/* fewer samples cannot tell a step from noise */
-#define BF_MIN_SIDE	2	/* samples needed on each side of a step */
-#define BF_STALL_REL	0.02	/* a stall: under 2 % of the upper quartile */
-#define BF_STALL_MIN_S	1.0	/* ... for at least a second */
-#define BF_LONG_SEG	0.05	/* a plateau that counts: 5 % of the run */
-#define BF_BURST_SHARE	0.25	/* bursts near the peak: under 25 % of the floor */
-
-struct bf_feat {
-	double total;		/* active seconds (stalls removed) */
-	double spread;		/* pooled in-plateau spread, log */
-	bool erratic;		/* no stable plateau */
-	bool bimodal;		/* two distinct levels, not one wide one */
-	double lo2, hi2;	/* two-means levels (log) */
-	double low_share;	/* share of samples in the lower level */
-	size_t kmax, kmin;
-	bool backwards;
-	double line_sd, seg_sd;	/* residual sd: straight line vs plateaus */
-	double slope;		/* log rate per second of the line */
-};
 
 /* Least-squares line of y over time; residual sd and slope. */
 static void line_fit(const struct bf_work *w, struct bf_feat *f)
@@ -999,7 +935,7 @@ static size_t cluster_robust(struct bf_work *w, double cut, int k,
  * as a write cache fills) do not move. (At 1.5x, a real noisy HDD trace,
  * floppy-randwrite-qd1 in the corpus, would read as two levels.)
  */
-static bool bimodal(struct bf_work *w, double lo, double hi)
+bool bf_bimodal(struct bf_work *w, double lo, double hi)
 {
 	double cut = (lo + hi) / 2, m[2] = { 0 }, v[2] = { 0 }, md[2], sd[2];
 	size_t c[2] = { 0 }, i;
@@ -1033,7 +969,7 @@ static bool bimodal(struct bf_work *w, double lo, double hi)
 	return robust;
 }
 
-static void features(struct bf_work *w, struct bf_feat *f)
+void bf_features(struct bf_work *w, struct bf_feat *f)
 {
 	double exc = 0;
 	size_t g, nlo, nhi;
@@ -1052,17 +988,17 @@ static void features(struct bf_work *w, struct bf_feat *f)
 		if (w->seg[g].lvl < w->seg[f->kmin].lvl)
 			f->kmin = g;
 	}
-	two_means(w, &f->lo2, &f->hi2, &nlo, &nhi);
-	f->bimodal = bimodal(w, f->lo2, f->hi2);
+	bf_two_means(w, &f->lo2, &f->hi2, &nlo, &nhi);
+	f->bimodal = bf_bimodal(w, f->lo2, f->hi2);
 	f->low_share = nlo + nhi ? (double)nlo / (nlo + nhi) : 0;
 	f->backwards = !f->erratic && f->kmax > 0 &&
 		       w->seg[f->kmax].lvl - w->seg[0].lvl >= BF_BACKWARDS &&
-		       !seg_similar(w, &w->seg[0], &w->seg[f->kmax]);
+		       !bf_seg_similar(w, &w->seg[0], &w->seg[f->kmax]);
 	line_fit(w, f);
 }
 
 /* recovered: some plateau rises clearly above an earlier drop */
-static bool recovered(const struct bf_work *w)
+bool bf_recovered(const struct bf_work *w)
 {
 	size_t g, h;
 
@@ -1071,7 +1007,7 @@ static bool recovered(const struct bf_work *w)
 			continue;
 		for (h = g + 1; h < w->nseg; h++)
 			if (w->seg[h].lvl > w->seg[g].lvl + BF_REL_STEP &&
-			    !seg_similar(w, &w->seg[g], &w->seg[h]))
+			    !bf_seg_similar(w, &w->seg[g], &w->seg[h]))
 				return true;
 	}
 	return false;
@@ -1080,7 +1016,7 @@ static bool recovered(const struct bf_work *w)
 static bool long_seg(const struct bf_work *w, const struct bf_seg *g,
 		     double total)
 {
-	return g->dur >= BF_LONG_SEG * total && seg_n(g) >= 3;
+	return g->dur >= BF_LONG_SEG * total && bf_seg_n(g) >= 3;
 }
 
 /*
@@ -1090,7 +1026,7 @@ static bool long_seg(const struct bf_work *w, const struct bf_seg *g,
  * or burst; it is the floor. Returns the (log) depth of the first step, or
  * 0 if the curve does not start with a cliff.
  */
-static double cliff(const struct bf_work *w, double total)
+double bf_cliff(const struct bf_work *w, double total)
 {
 	const struct bf_seg *g0 = &w->seg[0];
 	double l1, drop, top = -INFINITY, trough, near;
@@ -1132,7 +1068,7 @@ static double cliff(const struct bf_work *w, double total)
  * and a sinking floor (a cache): the first step is moderate and the later
  * long plateaus step down again by as much, at least once.
  */
-static bool staircase(const struct bf_work *w, double drop, double total)
+bool bf_staircase(const struct bf_work *w, double drop, double total)
 {
 	double prev = w->seg[1].lvl, more = 0, big = 0;
 	unsigned int steps = 0;
@@ -1160,7 +1096,7 @@ static bool staircase(const struct bf_work *w, double drop, double total)
  * straight line fits the samples about as well as the plateaus do (within
  * 20 % of the residual sd), and the line falls by 10 % or more.
  */
-static bool linear(const struct bf_work *w, const struct bf_feat *f)
+bool bf_linear(const struct bf_work *w, const struct bf_feat *f)
 {
 	size_t g;
 
@@ -1174,7 +1110,7 @@ static bool linear(const struct bf_work *w, const struct bf_feat *f)
 }
 
 /* Largest one-step drop between consecutive plateaus (log). */
-static double deepest_step(const struct bf_work *w)
+double bf_deepest_step(const struct bf_work *w)
 {
 	double d = 0;
 	size_t g;
@@ -1184,7 +1120,7 @@ static double deepest_step(const struct bf_work *w)
 	return d;
 }
 
-static void fill_steps(const struct bf_work *w, struct bf_report *r)
+void bf_fill_steps(const struct bf_work *w, struct bf_report *r)
 {
 	size_t g;
 
@@ -1196,12 +1132,12 @@ static void fill_steps(const struct bf_work *w, struct bf_report *r)
 		double hi = exp(w->seg[g - 1].lvl), lo = exp(w->seg[g].lvl);
 
 		if (hi > lo) {
-			locate_step(w, w->seg[g].first, hi, lo, &st->time_s,
-				    &st->bytes);
+			bf_locate_step(w, w->seg[g].first, hi, lo, &st->time_s,
+				       &st->bytes);
 		} else {
 			st->time_s = w->s[w->seg[g].first].t -
 				     w->s[w->seg[g].first].dt;
-			st->bytes = bytes_before(w, w->seg[g].first);
+			st->bytes = bf_bytes_before(w, w->seg[g].first);
 		}
 		st->bytes -= w->b0;
 		st->ratio = hi / lo;
@@ -1209,8 +1145,8 @@ static void fill_steps(const struct bf_work *w, struct bf_report *r)
 }
 
 /* How the rate behaves after the first step (or over the whole curve). */
-static void floor_behaviour(struct bf_work *w, const struct bf_feat *f,
-			    struct bf_report *r)
+void bf_floor_behaviour(struct bf_work *w, const struct bf_feat *f,
+			struct bf_report *r)
 {
 	size_t per = periodic(w), i, up = 0;
 	double cut = (f->lo2 + f->hi2) / 2;
@@ -1232,16 +1168,16 @@ static void floor_behaviour(struct bf_work *w, const struct bf_feat *f,
 	}
 }
 
-static double clamp01(double v)
+double bf_clamp01(double v)
 {
 	return v < 0 ? 0 : v > 1 ? 1 : v;
 }
 
 /* Confidence from the samples behind the evidence and its margin. */
-static double confidence(size_t nmin, double margin)
+double bf_confidence(size_t nmin, double margin)
 {
-	return round(100 * (0.5 + 0.5 * clamp01(nmin / 20.0) *
-				  clamp01(margin))) / 100;
+	return round(100 * (0.5 + 0.5 * bf_clamp01(nmin / 20.0) *
+				  bf_clamp01(margin))) / 100;
 }
 
 /* ---- the verdict ----------------------------------------------------------- */
@@ -1337,7 +1273,7 @@ static void verdict_oscillation(struct bf_work *w, const struct bf_feat *f,
 	if (!f->bimodal) {
 		v->class = BF_CLASS_STEADY;
 		v->osc = false;
-		v->conf = confidence(w->n, (BF_ERRATIC_SD * 2 - f->spread) /
+		v->conf = bf_confidence(w->n, (BF_ERRATIC_SD * 2 - f->spread) /
 					   BF_ERRATIC_SD);
 		set_reason(r, "wide noise around one level (spread %.0f %%), no two distinct levels",
 			   100 * (exp(f->spread) - 1));
@@ -1345,7 +1281,7 @@ static void verdict_oscillation(struct bf_work *w, const struct bf_feat *f,
 	}
 	if (depth >= BF_GC_DEPTH) {
 		v->class = BF_CLASS_FTL_STARVATION;
-		v->conf = confidence(w->n, (depth - BF_GC_DEPTH) / 0.4);
+		v->conf = bf_confidence(w->n, (depth - BF_GC_DEPTH) / 0.4);
 		set_reason(r, "switches between two levels %.1fx apart (%.0f %% of the time in the upper one): deeper than heat",
 			   exp(depth), 100 * (isnan(r->floor_duty) ? 0.5 : r->floor_duty));
 		return;
@@ -1353,14 +1289,14 @@ static void verdict_oscillation(struct bf_work *w, const struct bf_feat *f,
 	cycles(w, f->lo2, f->hi2, &nlow, &cv);
 	if (r->floor_kind != BF_FLOOR_PERIODIC && nlow >= 3 && cv > 0.5) {
 		v->class = BF_CLASS_FTL_STARVATION;
-		v->conf = confidence(nlow, (cv - 0.5) / 0.3);
+		v->conf = bf_confidence(nlow, (cv - 0.5) / 0.3);
 		set_reason(r, "switches irregularly between two levels %.1fx apart (%u slow stretches, lengths varying by %.0f %%): not a thermal cycle",
 			   exp(depth), nlow, 100 * cv);
 		return;
 	}
 	v->class = BF_CLASS_THERMAL_THROTTLING;
 	r->recovered = true;
-	v->conf = confidence(w->n, (BF_GC_DEPTH - depth) / 0.4) *
+	v->conf = bf_confidence(w->n, (BF_GC_DEPTH - depth) / 0.4) *
 		  (r->floor_kind == BF_FLOOR_PERIODIC ? 1 : 0.8);
 	set_reason(r, "moderate swings (%.1fx) that climb back to the peak",
 		   exp(depth));
@@ -1415,8 +1351,8 @@ static bool hot_start(struct bf_work *w, struct bf_feat *f,
 		return false;
 	w->y += from;
 	w->n -= from;
-	two_means(w, &lo, &hi, &nlo, &nhi);
-	two = bimodal(w, lo, hi);
+	bf_two_means(w, &lo, &hi, &nlo, &nhi);
+	two = bf_bimodal(w, lo, hi);
 	for (i = 0; i < w->n; i++) {
 		double d = (hi - lo) / 4, c = (lo + hi) / 2;
 
@@ -1436,7 +1372,7 @@ static bool hot_start(struct bf_work *w, struct bf_feat *f,
 	    up < 0.25 * (n - from) ||
 	    up > 0.75 * (n - from))
 		return false;
-	short_first_level(w);
+	bf_short_first_level(w);
 	f->lo2 = lo;
 	f->hi2 = w->seg[0].lvl;
 	r->recovered = true;
@@ -1451,27 +1387,27 @@ static void decide_cliff(struct bf_work *w, struct bf_feat *f,
 {
 	size_t nmin;
 
-	nmin = seg_n(&w->seg[0]) < w->n - seg_n(&w->seg[0]) ?
-	       seg_n(&w->seg[0]) : w->n - seg_n(&w->seg[0]);
+	nmin = bf_seg_n(&w->seg[0]) < w->n - bf_seg_n(&w->seg[0]) ?
+	       bf_seg_n(&w->seg[0]) : w->n - bf_seg_n(&w->seg[0]);
 	r->recovered = false;
-	if (seg_n(&w->seg[0]) < BF_MIN_SIDE || w->n - w->seg[1].first < 3) {
+	if (bf_seg_n(&w->seg[0]) < BF_MIN_SIDE || w->n - w->seg[1].first < 3) {
 		v->class = BF_CLASS_UNCLEAR;
 		set_reason(r, "a step after %.0f samples: too few on one side to tell it from noise",
-			   (double)seg_n(&w->seg[0]));
+			   (double)bf_seg_n(&w->seg[0]));
 		return;
 	}
-	if (staircase(w, drop, f->total) &&
-	    !linear(w, f)) {
+	if (bf_staircase(w, drop, f->total) &&
+	    !bf_linear(w, f)) {
 		v->class = BF_CLASS_THERMAL_THROTTLING;
-		v->conf = confidence(nmin, (BF_CLIFF_BIG - drop) / 0.3);
+		v->conf = bf_confidence(nmin, (BF_CLIFF_BIG - drop) / 0.3);
 		set_reason(r, "a staircase of moderate steps (first %.2fx) over time, no single cliff",
 			   exp(drop));
 		return;
 	}
-	if (linear(w, f) && drop < BF_CLIFF_BIG &&
+	if (bf_linear(w, f) && drop < BF_CLIFF_BIG &&
 	    w->nseg > 2) {
 		v->class = BF_CLASS_STEADY;
-		v->conf = confidence(w->n, 0.5);
+		v->conf = bf_confidence(w->n, 0.5);
 		set_reason(r, "a straight decline (%.0f %% over the run), no step: a trend, like a hard disk's zones",
 			   100 * (1 - exp(f->slope * f->total)));
 		return;
@@ -1479,11 +1415,11 @@ static void decide_cliff(struct bf_work *w, struct bf_feat *f,
 	if (hot_start(w, f, r)) {
 		v->class = BF_CLASS_THERMAL_THROTTLING;
 		v->osc = true;
-		v->conf = confidence(nmin, 0.7);
+		v->conf = bf_confidence(nmin, 0.7);
 		return;
 	}
 	v->step = true;
-	v->conf = confidence(nmin, (drop - BF_REL_STEP) /
+	v->conf = bf_confidence(nmin, (drop - BF_REL_STEP) /
 			     (4 * w->sigma + 0.05));
 	if (r->floor_kind == BF_FLOOR_ERRATIC)
 		set_reason(r, "one step down (%.2fx) that does not climb back, to a floor that jitters",
@@ -1500,11 +1436,11 @@ static void decide_cliff(struct bf_work *w, struct bf_feat *f,
 static void decide(struct bf_work *w, struct bf_feat *f,
 		   struct bf_report *r, struct bf_verdict *v)
 {
-	double drop = cliff(w, f->total), deep = deepest_step(w);
+	double drop = bf_cliff(w, f->total), deep = bf_deepest_step(w);
 
 	v->class = BF_CLASS_CACHE_EXHAUSTION;
 	v->step = v->osc = false;
-	r->recovered = recovered(w);
+	r->recovered = bf_recovered(w);
 	if (drop > 0) {
 		decide_cliff(w, f, r, v, drop);
 		return;
@@ -1515,7 +1451,7 @@ static void decide(struct bf_work *w, struct bf_feat *f,
 	}
 	if (f->backwards) {
 		v->class = BF_CLASS_FTL_STARVATION;
-		v->conf = confidence(seg_n(&w->seg[0]), 1);
+		v->conf = bf_confidence(bf_seg_n(&w->seg[0]), 1);
 		set_reason(r, "runs backwards: slow first, %.2fx faster later",
 			   exp(w->seg[f->kmax].lvl - w->seg[0].lvl));
 		return;
@@ -1526,9 +1462,9 @@ static void decide(struct bf_work *w, struct bf_feat *f,
 		verdict_oscillation(w, f, r, v);
 		return;
 	}
-	if (w->nseg == 1 || linear(w, f)) {
+	if (w->nseg == 1 || bf_linear(w, f)) {
 		v->class = BF_CLASS_STEADY;
-		v->conf = confidence(w->n, 1);
+		v->conf = bf_confidence(w->n, 1);
 		if (w->nseg == 1)
 			set_reason(r, "one plateau (spread %.0f %%)",
 				   100 * (exp(f->spread) - 1));
@@ -1557,21 +1493,21 @@ static void decide(struct bf_work *w, struct bf_feat *f,
 	}
 	if (r->recovered) {
 		v->class = BF_CLASS_THERMAL_THROTTLING;
-		v->conf = confidence(w->n / w->nseg, 1);
+		v->conf = bf_confidence(w->n / w->nseg, 1);
 		set_reason(r, "moderate steps down (deepest %.2fx), then the rate climbs back while writing",
 			   exp(deep));
 		return;
 	}
 	v->class = BF_CLASS_THERMAL_THROTTLING;
-	v->conf = confidence(w->n / w->nseg, 0.5);
+	v->conf = bf_confidence(w->n / w->nseg, 0.5);
 	set_reason(r, "%.0f plateaus stepping down moderately (deepest %.2fx)",
 		   (double)w->nseg, exp(deep));
 }
 
 /* Bytes over time from sample @i on: an oscillating floor's long-run rate. */
-static double after_mean(const struct bf_work *w, size_t i)
+double bf_after_mean(const struct bf_work *w, size_t i)
 {
-	double b = w->s[w->n - 1].bytes - bytes_before(w, i), t = 0;
+	double b = w->s[w->n - 1].bytes - bf_bytes_before(w, i), t = 0;
 
 	for (; i < w->n; i++)
 		t += w->s[i].dt;
@@ -1583,7 +1519,7 @@ static double after_mean(const struct bf_work *w, size_t i)
  * rate from sample @from on (the sample straddling the step, which mixes
  * both rates, left out).
  */
-static double trend_from(const struct bf_work *w, size_t from)
+double bf_trend_from(const struct bf_work *w, size_t from)
 {
 	double st = 0, sy = 0, stt = 0, sty = 0, den, b, t0, t1;
 	size_t i, n;
@@ -1619,7 +1555,7 @@ static void stall_words(const struct bf_report *r, char *b, size_t len)
 }
 
 /* Robust sample-to-sample noise of y: MAD of its first differences. */
-static double noise(struct bf_work *w)
+double bf_noise(struct bf_work *w)
 {
 	size_t i, n = w->n;
 	double md, sigma;
@@ -1634,7 +1570,7 @@ static double noise(struct bf_work *w)
 }
 
 /* Change points on the filtered series; a copy of the raw segments. */
-static int segment(struct bf_work *w, struct bf_seg **raw)
+int bf_change_points(struct bf_work *w, struct bf_seg **raw)
 {
 	size_t i, g, n = w->n;
 	int ret;
@@ -1661,7 +1597,7 @@ static int segment(struct bf_work *w, struct bf_seg **raw)
  * what is no jitter but an excursion of its own, 2x or more off the
  * plateau's level (a burst of a refreshed cache, a stall).
  */
-static double jitter_mean(const struct bf_work *w, const struct bf_seg *g)
+double bf_jitter_mean(const struct bf_work *w, const struct bf_seg *g)
 {
 	double b = 0, t = 0;
 	size_t i;
@@ -1692,10 +1628,10 @@ static void levels(struct bf_work *w, const struct bf_feat *f,
 	}
 	if (v->step) {
 		r->has_step = true;
-		short_first_level(w);
+		bf_short_first_level(w);
 		hi = w->seg[0].lvl;
-		locate_step(w, w->seg[1].first, exp(w->seg[0].lvl),
-			    exp(w->seg[1].lvl), &r->step_time_s,
+		bf_locate_step(w, w->seg[1].first, exp(w->seg[0].lvl),
+			       exp(w->seg[1].lvl), &r->step_time_s,
 			    &r->cache_bytes);
 		r->cache_bytes -= w->b0;
 	}
@@ -1709,7 +1645,7 @@ static void levels(struct bf_work *w, const struct bf_feat *f,
 	 */
 	if (v->step && f->kmin + 1 != w->nseg &&
 	    w->seg[f->kmin].dur < 0.5 * (f->total - w->seg[0].dur))
-		r->floor_mbps = fmin(after_mean(w, w->seg[1].first),
+		r->floor_mbps = fmin(bf_after_mean(w, w->seg[1].first),
 				     r->mean_mbps);
 	/*
 	 * A floor that jitters and is where the drive settles: a long job
@@ -1719,12 +1655,12 @@ static void levels(struct bf_work *w, const struct bf_feat *f,
 	 */
 	else if (v->step && r->floor_kind == BF_FLOOR_ERRATIC &&
 		 f->kmin + 1 == w->nseg)
-		r->floor_mbps = fmin(jitter_mean(w, &w->seg[f->kmin]),
+		r->floor_mbps = fmin(bf_jitter_mean(w, &w->seg[f->kmin]),
 				     r->mean_mbps);
 }
 
 /* The paragraph: the reason, capitalised, the cause, the stalls. */
-static void words(struct bf_report *r)
+void bf_words(struct bf_report *r)
 {
 	char why[256], st[200];
 
@@ -1732,7 +1668,7 @@ static void words(struct bf_report *r)
 	snprintf(why, sizeof(why), "%s", r->reason);
 	if (why[0])
 		why[0] = toupper((unsigned char)why[0]);
-	explain(r, why);
+	bf_explain(r, why);
 	if (strlen(r->explain) + strlen(st) < sizeof(r->explain))
 		strcat(r->explain, st);
 }
@@ -1870,7 +1806,7 @@ static void temp_evidence(const struct bf_work *w, struct bf_report *r,
 			v->class = BF_CLASS_THERMAL_THROTTLING;
 			v->step = false;
 			v->conf = round(100 * (0.6 + 0.35 *
-				  clamp01((c - BF_TEMP_CORR) / 0.4))) / 100;
+				  bf_clamp01((c - BF_TEMP_CORR) / 0.4))) / 100;
 		}
 		snprintf(buf, sizeof(buf), "; the rate fell as the drive heated (r = %.2f)",
 			 c);
@@ -1900,7 +1836,7 @@ static void temp_evidence(const struct bf_work *w, struct bf_report *r,
 		 T->start_c, T->max_c, T->end_c, isnan(T->corr) ? 0 : T->corr);
 }
 
-static int classify(struct bf_work *w, struct bf_report *r)
+int bf_classify_work(struct bf_work *w, struct bf_report *r)
 {
 	struct bf_verdict v = { 0 };
 	struct bf_feat f = { 0 };
@@ -1910,15 +1846,15 @@ static int classify(struct bf_work *w, struct bf_report *r)
 
 	for (i = 0; i < w->n; i++)
 		f.total += w->s[i].dt;
-	w->sigma = r->noise_rel = noise(w);
-	ret = segment(w, &raw);
+	w->sigma = r->noise_rel = bf_noise(w);
+	ret = bf_change_points(w, &raw);
 	if (ret)
 		return ret;
 	r->nraw_segments = w->nseg;
-	cleanup(w, f.total);
-	features(w, &f);
+	bf_seg_cleanup(w, f.total);
+	bf_features(w, &f);
 	r->trend_rel = expm1(f.slope * f.total);
-	floor_behaviour(w, &f, r);
+	bf_floor_behaviour(w, &f, r);
 	if (w->n < BF_MIN_ACTIVE) {
 		v.class = BF_CLASS_UNCLEAR;
 		set_reason(r, "only %zu samples: too few to tell a step from noise",
@@ -1939,11 +1875,11 @@ static int classify(struct bf_work *w, struct bf_report *r)
 	}
 	free(raw);
 	if (v.step)
-		r->trend_rel = trend_from(w, w->seg[1].first);
-	fill_steps(w, r);
-	ret = fill_report(w, r);
+		r->trend_rel = bf_trend_from(w, w->seg[1].first);
+	bf_fill_steps(w, r);
+	ret = bf_fill_report(w, r);
 	if (!ret)
-		words(r);
+		bf_words(r);
 	return ret;
 }
 
@@ -2013,7 +1949,7 @@ static int unclear_report(const struct bf_sample *s, size_t n,
 	g->mean_mbps = g->level_mbps = r->mean_mbps;
 	g->nsamples = n;
 	r->reason[0] = toupper((unsigned char)r->reason[0]);
-	explain(r, r->reason);
+	bf_explain(r, r->reason);
 	r->reason[0] = tolower((unsigned char)r->reason[0]);
 	return 0;
 }
@@ -2079,12 +2015,12 @@ int bf_classify(const struct bf_sample *s, size_t n, struct bf_report *r)
 	for (i = 0; i < n; i++)
 		w.y[i] = log(w.s[i].mbps > clamp ? w.s[i].mbps : clamp);
 
-	w.f[0] = med3(w.y[0], w.y[1], w.y[2]);
+	w.f[0] = bf_med3(w.y[0], w.y[1], w.y[2]);
 	for (i = 1; i + 1 < n; i++)
-		w.f[i] = med3(w.y[i - 1], w.y[i], w.y[i + 1]);
-	w.f[n - 1] = med3(w.y[n - 3], w.y[n - 2], w.y[n - 1]);
+		w.f[i] = bf_med3(w.y[i - 1], w.y[i], w.y[i + 1]);
+	w.f[n - 1] = bf_med3(w.y[n - 3], w.y[n - 2], w.y[n - 1]);
 
-	ret = classify(&w, r);
+	ret = bf_classify_work(&w, r);
 	if (ret)
 		bf_report_free(r);
 	else
