@@ -154,3 +154,18 @@ char *bf_fmt_lat(char *buf, size_t len, double ns)
 		fmt3(buf, len, ns / 1e9, "s");
 	return buf;
 }
+
+/* 0.123, 1.23, 12.3, 123.4, 12345 (no exponent below 10^9) */
+void bf_fmt_num(char *buf, size_t len, double v)
+{
+	double a = fabs(v);
+
+	if (a >= 1e9 || (a > 0 && a < 0.01))
+		snprintf(buf, len, "%.3g", v);
+	else if (a >= 1000 || v == rint(v))
+		snprintf(buf, len, "%.0f", v);
+	else if (a >= 10)
+		snprintf(buf, len, "%.1f", v);
+	else
+		snprintf(buf, len, "%.3g", v);
+}

@@ -31,6 +31,9 @@ char *bf_fmt_change(char *buf, size_t len, double a, double b);
 /* A latency in ns: "850 ns", "12.3 us", "1.23 ms", "2.50 s" */
 char *bf_fmt_lat(char *buf, size_t len, double ns);
 
+/* A plain number: 0.123, 1.23, 12.3, 123.4, 12345 (no exponent below 10^9) */
+void bf_fmt_num(char *buf, size_t len, double v);
+
 #define BF_FMT_LEN 32
 
 #endif /* BLKFLOOR_FMT_H */
