@@ -15,7 +15,7 @@ int main(void)
 {
 	unsigned int i;
 
-	printf("%-16s %-18s %9s %9s %6s %9s %9s %6s %7s %7s\n", "model",
+	printf("%-16s %-38s %9s %9s %6s %10s %10s %6s %7s %7s\n", "model",
 	       "class (stop/full)", "bytes", "full", "share", "time", "full",
 	       "share", "floor", "full");
 	for (i = 0; i < ttv_nmodels; i++) {
@@ -39,7 +39,7 @@ int main(void)
 		bf_fmt_mbps(f2, sizeof(f2), f.floor_mbps);
 		snprintf(cls, sizeof(cls), "%s/%s",
 			 bf_class_name(s.class), bf_class_name(f.class));
-		printf("%-16s %-18s %9s %9s %5.0f%% %9s %9s %5.0f%% %7s %7s\n",
+		printf("%-16s %-38s %9s %9s %5.0f%% %10s %10s %5.0f%% %7s %7s\n",
 		       m->name, cls, b1, b2, 100 * s.bytes / f.bytes, t1, t2,
 		       100 * s.secs / f.secs, f1, f2);
 		printf("  stop: %s\n", s.said);
