@@ -296,7 +296,7 @@ static bool sustain_watch(void *arg, const struct bf_iv *iv)
  */
 static int diagnose(struct bf_ctx *c, const struct bf_opts *o,
 		    struct bf_report *rep, uint64_t start, uint64_t len,
-		    uint64_t pos, struct bf_diag *dg)
+		    uint64_t pos, uint64_t run_start_ns, struct bf_diag *dg)
 {
 	struct bf_realdrive rd;
 	struct bf_diag_cfg cfg;
@@ -315,6 +315,7 @@ static int diagnose(struct bf_ctx *c, const struct bf_opts *o,
 		return EXIT_OK;
 	}
 	bf_realdrive_init(&rd, c, o, start, len, pos, c->trace, &drv);
+	rd.run_start_ns = run_start_ns;
 	bf_diag_cfg_init(&cfg, rep->peak_mbps, rep->floor_mbps,
 			 rep->has_step ? rep->cache_bytes : 0);
 	cfg.trim = o->trim;
@@ -463,7 +464,8 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 	}
 	if (kind == W_SUSTAIN && o.diagnose && classified && ret == EXIT_OK)
 		ret = diagnose(&c, &o, &rep, o.offset, len,
-			       o.offset + res.info.bytes, &dg);
+			       o.offset + res.info.bytes,
+			       res.info.start_time_ns, &dg);
 	else if (kind == W_SUSTAIN && o.diagnose && !o.quiet && !o.json)
 		fprintf(stderr, "diagnose: the sustained write did not give a curve to probe: no experiment run\n");
 	if (kind == W_FILL && fill_stats(&res, &fs))
