@@ -520,21 +520,6 @@ static int exit_code(enum bf_cmp_verdict v)
 
 /* ---- text and email ------------------------------------------------------- */
 
-/* 0.123, 1.23, 12.3, 123.4, 12345 (no exponent below 10^9) */
-static void num(char *buf, size_t len, double v)
-{
-	double a = fabs(v);
-
-	if (a >= 1e9 || (a > 0 && a < 0.01))
-		snprintf(buf, len, "%.3g", v);
-	else if (a >= 1000 || v == rint(v))
-		snprintf(buf, len, "%.0f", v);
-	else if (a >= 10)
-		snprintf(buf, len, "%.1f", v);
-	else
-		snprintf(buf, len, "%.3g", v);
-}
-
 /* "300.2", or "300.2+-4.1" over several runs; "-" when not measured */
 static void cell(char *buf, size_t len, const struct bf_cmp_row *r, bool b)
 {
@@ -542,8 +527,8 @@ static void cell(char *buf, size_t len, const struct bf_cmp_row *r, bool b)
 	double m = b ? r->mb : r->ma, s = b ? r->sb : r->sa;
 	char x[20], y[20];
 
-	num(x, sizeof(x), m);
-	num(y, sizeof(y), s);
+	bf_fmt_num(x, sizeof(x), m);
+	bf_fmt_num(y, sizeof(y), s);
 	if (!n)
 		snprintf(buf, len, "-");
 	else if (n > 1 && r->kind != BF_CMP_COUNT)

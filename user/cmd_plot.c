@@ -32,6 +32,7 @@ struct side {
 	struct bf_runsum rs;
 	struct bf_plot_mark *mark;
 	size_t nmark;
+	struct bf_plot_gap *gap;
 	char label[160];
 };
 
@@ -85,8 +86,12 @@ static int load(struct side *x, enum bf_format fmt)
 	if (ret)
 		return fail(x->path, err);
 	x->mark = calloc(x->rs.nmark ? x->rs.nmark : 1, sizeof(*x->mark));
-	if (!x->mark)
+	x->gap = calloc(x->rs.ngap ? x->rs.ngap : 1, sizeof(*x->gap));
+	if (!x->mark || !x->gap)
 		return fail(x->path, "out of memory");
+	for (size_t i = 0; i < x->rs.ngap; i++)
+		x->gap[i] = (struct bf_plot_gap){ x->rs.gap[i].t,
+						  x->rs.gap[i].secs };
 	for (size_t i = 0; i < x->rs.nmark; i++) {
 		enum bf_mark_kind k = mark_kind(x->rs.mark[i].kind);
 
@@ -102,8 +107,9 @@ static void done(struct side *x)
 	if (x->have_r)
 		bf_report_free(&x->r);
 	bf_series_free(&x->s);
-	bf_runsum_free(&x->rs);
 	free(x->mark);
+	free(x->gap);
+	bf_runsum_free(&x->rs);
 }
 
 static const char *hv(const struct side *x, enum bf_rkey k)
@@ -334,7 +340,8 @@ static int do_plot(int argc, char **argv)
 				 'A' + (int)i, base(x[i].path));
 		pl.c[i] = (struct bf_plot_curve){ x[i].s.s, x[i].s.n, &x[i].r,
 						  n > 1 ? x[i].label : NULL,
-						  x[i].mark, x[i].nmark };
+						  x[i].mark, x[i].nmark,
+						  x[i].gap, x[i].rs.ngap };
 	}
 	pl.n = n;
 	caption(cap, sizeof(cap), x, n);

@@ -12,7 +12,7 @@
 #include "experiment.h"
 #include "fit.h"
 #include "realdrive.h"
-#include "steady.h"
+#include "sustain.h"
 #include "traceout.h"
 #include "units.h"
 
@@ -282,64 +282,11 @@ static int fill_stats(const struct bf_run_result *res, struct fill_stats *fs)
 
 enum wcmd { W_SUSTAIN, W_FILL, W_BURST, W_DIAGNOSE };
 
-/* sustain's default stop: the floor after a step holds (steady.c) */
-struct floor_watch {
-	struct bf_steady st;
-	char status[128];
-};
-
-static bool floor_watch(void *arg, const struct bf_iv *iv)
+/* sustain's default stop, on every interval of the run (sustain.c) */
+static bool sustain_watch(void *arg, const struct bf_iv *iv)
 {
-	struct floor_watch *w = arg;
-	bool stop = bf_steady_add(&w->st, (iv->end_ns - iv->start_ns) / 1e9,
-				  (double)iv->bytes);
-
-	bf_steady_status(&w->st, w->status, sizeof(w->status));
-	return stop;
-}
-
-static const char *const until_names[] = {
-	[BF_UNTIL_FLOOR] = "floor", [BF_UNTIL_FULL] = "full",
-	[BF_UNTIL_SIZE] = "size", [BF_UNTIL_TIME] = "time",
-};
-
-/* Where the write stopped and why, one sentence. */
-static void stop_said(const struct bf_opts *o, const struct floor_watch *w,
-		      const struct bf_run_result *res, uint64_t len,
-		      char *buf, size_t blen)
-{
-	char a[BF_FMT_LEN], b[BF_FMT_LEN];
-
-	if (o->until == BF_UNTIL_FLOOR) {
-		bf_steady_said(&w->st, (double)len, buf, blen);
-		return;
-	}
-	bf_fmt_bytes(a, sizeof(a), res->info.bytes);
-	bf_fmt_bytes(b, sizeof(b), len);
-	snprintf(buf, blen, "wrote %s of %s (--until %s)", a, b,
-		 until_names[o->until]);
-}
-
-static void json_stop(struct bf_json *j, const struct bf_opts *o,
-		      const struct floor_watch *w, const char *said)
-{
-	bf_json_obj_open(j, "stop");
-	bf_json_str(j, "until", until_names[o->until]);
-	if (o->until == BF_UNTIL_FLOOR) {
-		bf_json_bool(j, "floor_held", w->st.holds);
-		bf_json_u64(j, "steps_seen", w->st.nchanges);
-		if (w->st.nsteps)
-			bf_json_u64(j, "last_step_bytes",
-				    (uint64_t)w->st.steps[w->st.nsteps - 1].bytes);
-		else
-			bf_json_null(j, "last_step_bytes");
-		if (w->st.holds)
-			bf_json_double(j, "floor_MBps", w->st.level_mbps);
-		else
-			bf_json_null(j, "floor_MBps");
-	}
-	bf_json_str(j, "said", said);
-	bf_json_obj_close(j);
+	return bf_sustain_interval(arg, (iv->end_ns - iv->start_ns) / 1e9,
+				   (double)iv->bytes);
 }
 
 /*
@@ -349,7 +296,7 @@ static void json_stop(struct bf_json *j, const struct bf_opts *o,
  */
 static int diagnose(struct bf_ctx *c, const struct bf_opts *o,
 		    struct bf_report *rep, uint64_t start, uint64_t len,
-		    uint64_t pos, struct bf_diag *dg)
+		    uint64_t pos, uint64_t run_start_ns, struct bf_diag *dg)
 {
 	struct bf_realdrive rd;
 	struct bf_diag_cfg cfg;
@@ -368,6 +315,7 @@ static int diagnose(struct bf_ctx *c, const struct bf_opts *o,
 		return EXIT_OK;
 	}
 	bf_realdrive_init(&rd, c, o, start, len, pos, c->trace, &drv);
+	rd.run_start_ns = run_start_ns;
 	bf_diag_cfg_init(&cfg, rep->peak_mbps, rep->floor_mbps,
 			 rep->has_step ? rep->cache_bytes : 0);
 	cfg.trim = o->trim;
@@ -409,7 +357,7 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 	struct bf_opts o;
 	struct bf_ctx c;
 	char err[160], a[BF_FMT_LEN], b[BF_FMT_LEN], said[400] = "";
-	struct floor_watch fw = { 0 };
+	struct bf_sustain sus = { 0 };
 	struct bf_diag dg = { 0 };
 	uint64_t allowed = WRITE_OPTS;
 	bool classified = false;
@@ -478,18 +426,14 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 		req.max_bytes = o.until_bytes < len ? o.until_bytes : len;
 	if (kind == W_SUSTAIN && o.until == BF_UNTIL_TIME)
 		req.max_time_ns = o.until_ns;
+	if (kind == W_SUSTAIN)
+		bf_sustain_init(&sus, o.until,
+				(o.interval_ns ? o.interval_ns :
+				 BLKFLOOR_INTERVAL_DEFAULT_NS) / 1e9, (double)len);
 	if (kind == W_SUSTAIN && o.until == BF_UNTIL_FLOOR) {
-		struct bf_steady_cfg cfg;
-
-		/* a round: ten intervals' worth at the plateau's rate */
-		bf_steady_cfg_default(&cfg);
-		cfg.round_s = 10 * (o.interval_ns ? o.interval_ns :
-				    BLKFLOOR_INTERVAL_DEFAULT_NS) / 1e9;
-		bf_steady_init(&fw.st, &cfg);
-		bf_steady_status(&fw.st, fw.status, sizeof(fw.status));
-		c.watch = floor_watch;
-		c.watch_arg = &fw;
-		c.status = fw.status;
+		c.watch = sustain_watch;
+		c.watch_arg = &sus;
+		c.status = sus.status;
 	}
 	ret = bf_preflight(&c, &o, &req, &trace);
 	if (ret)
@@ -507,7 +451,8 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 	}
 	ret = bf_run_exit_code(&res);
 	if (kind == W_SUSTAIN) {
-		stop_said(&o, &fw, &res, len, said, sizeof(said));
+		bf_sustain_said(&sus, (double)res.info.bytes, said,
+				sizeof(said));
 		if (c.trace)
 			bf_tracer_note(c.trace, "stop", said);
 	}
@@ -519,7 +464,8 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 	}
 	if (kind == W_SUSTAIN && o.diagnose && classified && ret == EXIT_OK)
 		ret = diagnose(&c, &o, &rep, o.offset, len,
-			       o.offset + res.info.bytes, &dg);
+			       o.offset + res.info.bytes,
+			       res.info.start_time_ns, &dg);
 	else if (kind == W_SUSTAIN && o.diagnose && !o.quiet && !o.json)
 		fprintf(stderr, "diagnose: the sustained write did not give a curve to probe: no experiment run\n");
 	if (kind == W_FILL && fill_stats(&res, &fs))
@@ -537,7 +483,7 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 		bf_json_obj_close(&j);
 		bf_json_double(&j, "peak_MBps", peak / 1e6);
 		if (kind == W_SUSTAIN)
-			json_stop(&j, &o, &fw, said);
+			bf_sustain_json(&j, &sus, said);
 		if (kind == W_FILL) {
 			bf_json_u64(&j, "percent", o.percent);
 			bf_json_double(&j, "chunk_bytes", fs.chunk);

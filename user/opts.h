@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sustain.h"	/* enum bf_until */
+
 enum bf_optid {
 	BF_O_RW, BF_O_BS, BF_O_QD, BF_O_OFFSET, BF_O_SIZE, BF_O_TIME,
 	BF_O_LOOPS, BF_O_RATE, BF_O_INTERVAL, BF_O_DATA, BF_O_SEED, BF_O_FUA,
@@ -33,14 +35,6 @@ enum bf_optid {
 
 #define BF_MAX_POS 64
 #define BF_MAX_GAPS 6
-
-/* sustain --until: when the write stops */
-enum bf_until {
-	BF_UNTIL_FLOOR,		/* the floor after a step holds (default) */
-	BF_UNTIL_FULL,		/* the whole region */
-	BF_UNTIL_SIZE,		/* @until_bytes written */
-	BF_UNTIL_TIME,		/* @until_ns elapsed */
-};
 
 struct bf_opts {
 	uint64_t set;			/* BF_OPT() bits seen */

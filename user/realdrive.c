@@ -123,6 +123,16 @@ static int rd_idle(void *ctx, double secs)
 
 	if (!rd->o->quiet && !rd->o->json)
 		fprintf(stderr, "diagnose: idle for %.0f s\n", secs);
+	if (rd->trace && rd->run_start_ns) {
+		struct timespec now;
+		char line[80];
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		snprintf(line, sizeof(line), "idle at %.1f s for %.1f s",
+			 (now.tv_sec * 1e9 + now.tv_nsec -
+			  (double)rd->run_start_ns) / 1e9, secs);
+		bf_tracer_note(rd->trace, "experiment", line);
+	}
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
 	return 0;

@@ -20,6 +20,9 @@ struct bf_realdrive {
 	uint64_t start, len;	/* the region */
 	uint64_t pos;		/* where the next write starts */
 	struct bf_tracer *trace;	/* # experiment: lines, or NULL */
+	/* the traced run's start (CLOCK_REALTIME ns; 0: unknown): each idle
+	 * gap is written to the trace at its time into that run */
+	uint64_t run_start_ns;
 	char disk[64];
 };
 

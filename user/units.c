@@ -11,7 +11,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "classify.h"
 #include "units.h"
 
 struct unit {
@@ -204,86 +203,4 @@ int bf_parse_uint(const char *s, uint64_t max, uint64_t *val)
 		return -ERANGE;
 	*val = v;
 	return 0;
-}
-
-/* Three significant digits: 1.07, 12.3, 123. */
-static void fmt3(char *buf, size_t len, double v, const char *unit)
-{
-	if (v < 10)
-		snprintf(buf, len, "%.2f %s", v, unit);
-	else if (v < 100)
-		snprintf(buf, len, "%.1f %s", v, unit);
-	else
-		snprintf(buf, len, "%.0f %s", v, unit);
-}
-
-char *bf_fmt_bytes(char *buf, size_t len, uint64_t bytes)
-{
-	bf_fmt_si_bytes(buf, len, (double)bytes);
-	return buf;
-}
-
-char *bf_fmt_bs(char *buf, size_t len, uint64_t bytes)
-{
-	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	int i = 0;
-
-	while (i < 4 && bytes && !(bytes & 1023)) {
-		bytes >>= 10;
-		i++;
-	}
-	snprintf(buf, len, "%llu %s", (unsigned long long)bytes, u[i]);
-	return buf;
-}
-
-char *bf_fmt_rate(char *buf, size_t len, double bytes_per_s)
-{
-	char v[32];
-
-	bf_fmt_mbps(v, sizeof(v), bytes_per_s > 0 ? bytes_per_s / 1e6 : 0);
-	snprintf(buf, len, "%s MB/s", v);
-	return buf;
-}
-
-char *bf_fmt_duration(char *buf, size_t len, double s)
-{
-	if (s < 0 || !isfinite(s))
-		s = 0;
-	if (s == 0)
-		snprintf(buf, len, "0 us");
-	else
-		bf_fmt_secs(buf, len, s);
-	return buf;
-}
-
-char *bf_fmt_change(char *buf, size_t len, double a, double b)
-{
-	double p = a ? 100 * (b - a) / a : NAN;
-
-	if (!isfinite(p))
-		snprintf(buf, len, "%9s", "-");
-	else if (fabs(p) < 999.95)
-		snprintf(buf, len, "%+7.1f %%", p);
-	else if (b / a < 999.5)
-		snprintf(buf, len, "x %7.3g", b / a);
-	else if (b / a < 9999999.5)
-		snprintf(buf, len, "x %7.0f", b / a);
-	else
-		snprintf(buf, len, "x %7.1e", b / a);
-	return buf;
-}
-
-char *bf_fmt_lat(char *buf, size_t len, double ns)
-{
-	if (ns < 0 || !isfinite(ns))
-		ns = 0;
-	if (ns < 1e3)
-		snprintf(buf, len, "%.0f ns", ns);
-	else if (ns < 1e6)
-		fmt3(buf, len, ns / 1e3, "us");
-	else if (ns < 1e9)
-		fmt3(buf, len, ns / 1e6, "ms");
-	else
-		fmt3(buf, len, ns / 1e9, "s");
-	return buf;
 }

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "fmt.h"
+
 /**
  * struct bf_sample - one interval of a throughput curve
  * @t: end of the interval, seconds since the start of the run
@@ -219,10 +221,6 @@ double bf_median(double *v, size_t n);
 /* The one standard deviation (sample, n - 1) of v[0..n); mean if not NULL. */
 double bf_mean_sd(const double *v, size_t n, double *mean);
 
-/* "2,555" / "127" / "45.3" style rates, "280 GB" bytes, "5 min" times. */
-void bf_fmt_mbps(char *buf, size_t len, double mbps);
-void bf_fmt_si_bytes(char *buf, size_t len, double bytes);
-void bf_fmt_secs(char *buf, size_t len, double secs);
 
 /*
  * Seconds from the start of the run until @bytes were written, linearly

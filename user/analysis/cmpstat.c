@@ -9,6 +9,7 @@
 
 #include "classify.h"
 #include "cmpstat.h"
+#include "fmt.h"
 
 double bf_t99(unsigned int df)
 {
@@ -86,21 +87,6 @@ static unsigned int runs_needed(double t, size_t na, size_t nb)
 	return BF_CMP_MAX_RUNS;
 }
 
-/* 0.123, 1.23, 12.3, 123.4, 12345 (no exponent below 10^9) */
-static void num(char *buf, size_t len, double v)
-{
-	double a = fabs(v);
-
-	if (a >= 1e9 || (a > 0 && a < 0.01))
-		snprintf(buf, len, "%.3g", v);
-	else if (a >= 1000 || v == rint(v))
-		snprintf(buf, len, "%.0f", v);
-	else if (a >= 10)
-		snprintf(buf, len, "%.1f", v);
-	else
-		snprintf(buf, len, "%.3g", v);
-}
-
 /* "p99 latency 900 -> 9000 us (x 10, t = 14.2)": the row and its size */
 static void say(struct bf_cmp_row *r, const char *more)
 {
@@ -112,8 +98,8 @@ static void say(struct bf_cmp_row *r, const char *more)
 		snprintf(d, sizeof(d), "%+.1f %%", 100 * r->change);
 	else
 		snprintf(d, sizeof(d), "x %.3g", r->mb / r->ma);
-	num(x, sizeof(x), r->ma);
-	num(y, sizeof(y), r->mb);
+	bf_fmt_num(x, sizeof(x), r->ma);
+	bf_fmt_num(y, sizeof(y), r->mb);
 	snprintf(r->why, sizeof(r->why), "%s %s -> %s%s%s (%s%s)", r->name, x,
 		 y, r->unit[0] ? " " : "", r->unit, d, more);
 }

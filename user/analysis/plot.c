@@ -281,6 +281,26 @@ static void marks(FILE *f, const struct bf_plot_curve *c,
 	}
 }
 
+/* the idle gaps of the experiments, shaded across the time panel */
+static void gaps(FILE *f, const struct bf_plot_curve *c,
+		 const struct axis *x, double xscale, double top)
+{
+	size_t i;
+
+	for (i = 0; i < c->ngap; i++) {
+		const struct bf_plot_gap *g = &c->gap[i];
+		double a = map(x, g->t / xscale);
+		double b = map(x, (g->t + g->secs) / xscale);
+
+		if (!(g->secs > 0))
+			continue;
+		fprintf(f, "<rect class='idle-gap' x='%.1f' y='%.0f' width='%.1f' height='%d' fill='#90caf9' fill-opacity='0.35'/>\n",
+			a, top, fmax(b - a, 1), PH);
+		fprintf(f, "<text x='%.1f' y='%.0f' font-size='11' text-anchor='middle' fill='#1565c0'>idle</text>\n",
+			(a + b) / 2, top + 12);
+	}
+}
+
 static void panel(FILE *f, const struct bf_plot *p, const struct frame *fr,
 		  bool by_bytes, double top)
 {
@@ -330,6 +350,8 @@ static void panel(FILE *f, const struct bf_plot *p, const struct frame *fr,
 	fprintf(f, "<text x='20' y='%.0f' text-anchor='middle' font-size='14' transform='rotate(-90 20 %.0f)'>rate (MB/s)</text>\n",
 		top + PH / 2.0, top + PH / 2.0);
 
+	for (k = 0; !by_bytes && k < p->n; k++)
+		gaps(f, &p->c[k], &x, xscale, top);
 	for (k = 0; k < p->n; k++)
 		curve(f, &p->c[k], k, &x, &y, by_bytes, xscale, fr->ymax);
 	for (k = 0; k < p->n; k++)
@@ -369,6 +391,8 @@ static void make_frame(const struct bf_plot *p, struct frame *fr)
 					       c->s[c->n - 1].bytes));
 		fr->t0 = fmin(fr->t0, c->s[0].t - c->s[0].dt);
 		fr->t1 = fmax(fr->t1, c->s[c->n - 1].t);
+		for (size_t i = 0; i < c->ngap; i++)
+			fr->t1 = fmax(fr->t1, c->gap[i].t + c->gap[i].secs);
 		fr->ymax = fmax(fr->ymax, rate_max(c));
 	}
 	if (!(fr->bmax > 0))
@@ -491,6 +515,11 @@ int bf_plot_write(FILE *f, const struct bf_plot *p)
 			mark_words[k]);
 		i++;
 	}
+	for (k = 0; k < p->n && !p->c[k].ngap; k++)
+		;
+	if (k < p->n)
+		fprintf(f, "<text class='idle-legend' x='%zu' y='%.0f' font-size='13' fill='#1565c0'>shaded: idle gaps of the experiments (diagnose)</text>\n",
+			ML + 230 * i, h - 12);
 	fputs("</svg>\n", f);
 	return ferror(f) ? -EIO : 0;
 }
@@ -500,6 +529,6 @@ int bf_plot_svg(FILE *f, const struct bf_sample *s, size_t n,
 {
 	struct bf_plot p = { .title = title, .n = 1 };
 
-	p.c[0] = (struct bf_plot_curve){ s, n, r, NULL, NULL, 0 };
+	p.c[0] = (struct bf_plot_curve){ s, n, r, NULL, NULL, 0, NULL, 0 };
 	return bf_plot_write(f, &p);
 }

@@ -19,7 +19,17 @@ struct bf_plot_mark {
 	enum bf_mark_kind kind;
 };
 
-/* One curve and its report; @label names it in an overlay's legend. */
+/* An idle gap of an experiment (diagnose): the drive wrote nothing. */
+struct bf_plot_gap {
+	double t;			/* its start, seconds since the run's */
+	double secs;			/* how long */
+};
+
+/*
+ * One curve and its report; @label names it in an overlay's legend. Its
+ * experiments' idle gaps are shaded on the time panel, which reaches to
+ * the end of the last.
+ */
 struct bf_plot_curve {
 	const struct bf_sample *s;
 	size_t n;
@@ -27,6 +37,8 @@ struct bf_plot_curve {
 	const char *label;
 	const struct bf_plot_mark *mark;
 	size_t nmark;
+	const struct bf_plot_gap *gap;
+	size_t ngap;
 };
 
 /*

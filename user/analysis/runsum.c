@@ -80,13 +80,34 @@ static int add_mark(struct bf_runsum *r, double t, const char *kind)
 	return 0;
 }
 
-/* "# event: T KIND MESSAGE", "# error: T OP LBA BYTES ERRNO CLASS LAT_US" */
+static int add_gap(struct bf_runsum *r, double t, double secs)
+{
+	struct bf_rgap *g = bf_grow(r->gap, &r->gcap, r->ngap + 1,
+				    sizeof(*g), 16);
+
+	if (!g)
+		return -ENOMEM;
+	r->gap = g;
+	g[r->ngap].t = t;
+	g[r->ngap].secs = secs;
+	r->ngap++;
+	return 0;
+}
+
+/*
+ * "# event: T KIND MESSAGE", "# error: T OP LBA BYTES ERRNO CLASS LAT_US",
+ * "# experiment: idle at T s for S s"
+ */
 static int comment(const char *line, struct bf_runsum *r)
 {
 	char word[32];
-	double t;
+	double t, secs;
 
-	if (sscanf(line, "# event: %lf %31s", &t, word) == 2) {
+	if (sscanf(line, "# experiment: idle at %lf s for %lf s", &t,
+		   &secs) == 2) {
+		if (isfinite(t) && isfinite(secs) && secs > 0)
+			return add_gap(r, t, secs);
+	} else if (sscanf(line, "# event: %lf %31s", &t, word) == 2) {
 		TALLY(r->ev, r->nev, sizeof(r->ev) / sizeof(r->ev[0]), word);
 		return add_mark(r, t, word);
 	} else if (sscanf(line, "# error: %lf %*s %*s %*s %*s %31s", &t,
@@ -240,6 +261,9 @@ void bf_runsum_free(struct bf_runsum *r)
 	free(r->mark);
 	r->mark = NULL;
 	r->nmark = r->mcap = 0;
+	free(r->gap);
+	r->gap = NULL;
+	r->ngap = r->gcap = 0;
 }
 
 unsigned long long bf_runsum_events(const struct bf_runsum *r,

@@ -48,6 +48,9 @@ struct bf_runsum {
 	/* when: each event (its kind) and each interval with errors ("errors") */
 	struct bf_rmark { double t; char kind[32]; } *mark;
 	size_t nmark, mcap;
+	/* the experiments' idle gaps ("# experiment: idle at T s for S s") */
+	struct bf_rgap { double t, secs; } *gap;
+	size_t ngap, gcap;
 	char state[16];			/* done, stopped, failed; "" if none */
 	long err_no;			/* "# errno:" */
 };

@@ -48,8 +48,12 @@ static void sim_heat(struct simdrive *d, double rate, double dt)
 		d->throttled = false;
 }
 
-/* One interval of writing at most @cap (0: none) MB/s; returns bytes. */
-static double sim_interval(struct simdrive *d, double cap)
+/*
+ * One interval of writing at most @cap (0: none) MB/s, ending early once
+ * @max bytes (0: no limit) are written; returns bytes, its length in @dt.
+ */
+static double sim_interval_max(struct simdrive *d, double cap, double max,
+			       double *dt)
 {
 	double b = 0, t;
 	double f = 1 + d->noise * (2 * rng_unif(&d->rng) - 1);
@@ -58,6 +62,8 @@ static double sim_interval(struct simdrive *d, double cap)
 		double r = sim_rate(d);
 		double x;
 
+		if (max > 0 && b * f >= max)
+			break;
 		if (cap > 0)
 			r = fmin(r, cap);
 		x = r * 1e6 * STEP_S;
@@ -69,9 +75,18 @@ static double sim_interval(struct simdrive *d, double cap)
 		sim_heat(d, r, STEP_S);
 		d->wtime += STEP_S;
 	}
-	d->t += d->iv_s;
+	*dt = t;
+	d->t += t;
 	d->written += b * f;
 	return b * f;
+}
+
+/* One whole interval of writing at most @cap (0: none) MB/s; returns bytes. */
+static double sim_interval(struct simdrive *d, double cap)
+{
+	double dt;
+
+	return sim_interval_max(d, cap, 0, &dt);
 }
 
 static int sim_write(void *ctx, const struct bf_probe *p, struct bf_series *out)
@@ -150,4 +165,24 @@ void sim_sustain(struct simdrive *d, double secs, struct bf_series *out)
 	struct bf_probe p = { .secs = secs };
 
 	sim_write(d, &p, out);
+}
+
+int sim_run(struct simdrive *d, double region, struct bf_sustain *s,
+	    struct bf_series *out)
+{
+	double bytes = 0, secs = 0;
+
+	while (bytes < region) {
+		double dt, b = sim_interval_max(d, 0, region - bytes, &dt);
+
+		if (!(dt > 0))
+			break;
+		bytes += b;
+		secs += dt;
+		if (bf_series_push(out, secs, dt, b / dt / 1e6, bytes))
+			return -ENOMEM;
+		if (bf_sustain_interval(s, dt, b))
+			break;
+	}
+	return 0;
 }

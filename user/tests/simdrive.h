@@ -20,6 +20,7 @@
 
 #include "experiment.h"
 #include "rng.h"
+#include "sustain.h"
 
 struct simdrive {
 	double hi, lo, iv_s, noise;
@@ -43,5 +44,13 @@ void sim_init(struct simdrive *d, double hi, double lo, uint64_t seed);
 void sim_ops(struct simdrive *d, struct bf_drive *drv);
 /* Write @secs at full speed (a sustain that reaches the floor). */
 void sim_sustain(struct simdrive *d, double secs, struct bf_series *out);
+/*
+ * A sustain over @region bytes as a blkfloor run makes it: every interval
+ * goes to @s (sustain.c), whose stop ends the write, as the runner's
+ * watch does; the region's end ends it otherwise (the last interval is
+ * short). The curve is appended to @out.
+ */
+int sim_run(struct simdrive *d, double region, struct bf_sustain *s,
+	    struct bf_series *out);
 
 #endif /* BLKFLOOR_SIMDRIVE_H */

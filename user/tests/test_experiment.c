@@ -4,16 +4,20 @@
  * (tests/simdrive.c): each cause answers them as it should, including
  * the shapes that mislead (a throttle that holds one level looks like a
  * cache; a cache whose drive cools on the floor looks like heat; an FTL
- * whose floor switches between levels looks like heat).
+ * whose floor switches between levels fast looks like heat). The two
+ * shape-ambiguous models of issue 28 §4 are named wrong by shape alone
+ * and right only with the experiments: throttle_holding_one_level_is_heat
+ * and fast_gc.every_10s.looks_like_heat_until_trim.
  */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
 
-#pragma GCC diagnostic push
+/* the harness's fixtures define functions without prototypes, and its
+ * TEST_F wrapper keeps a pid across a setjmp */
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#pragma GCC diagnostic ignored "-Wclobbered"
 #include "kselftest_harness.h"
-#pragma GCC diagnostic pop
 #include "experiment.h"
 #include "simdrive.h"
 
@@ -47,6 +51,21 @@ static const struct bf_evidence *find(const struct bf_diag *dg,
 		if (dg->ev[i].kind == k)
 			return &dg->ev[i];
 	return NULL;
+}
+
+/*
+ * A starved FTL: at most 400 MB/s, its floor switching to 700 MB/s every
+ * @gc_period_s of writing; 940 MB/s for 100 GB after a discard.
+ */
+static void starved_ftl(struct simdrive *d, uint64_t seed, double gc_period_s)
+{
+	sim_init(d, 940, 400, seed);
+	d->noise = 0.02;
+	d->ftl = true;
+	d->gc_mbps = 700;
+	d->gc_period_s = gc_period_s;
+	d->clean_bytes = 100e9;
+	d->discard_ok = true;
 }
 
 TEST(probe_held)
@@ -190,13 +209,7 @@ TEST(starved_ftl_recovers_after_trim)
 	struct bf_diag dg;
 	const struct bf_evidence *e;
 
-	sim_init(&d, 940, 400, 4);
-	d.noise = 0.02;
-	d.ftl = true;
-	d.gc_mbps = 700;
-	d.gc_period_s = 30;
-	d.clean_bytes = 100e9;
-	d.discard_ok = true;
+	starved_ftl(&d, 4, 30);
 	ASSERT_EQ(0, run(&d, 300, true, &r, &dg));
 	EXPECT_FALSE(dg.recovers);
 	e = find(&dg, BF_EXP_IDLE_RECOVERY);
@@ -214,6 +227,63 @@ TEST(starved_ftl_recovers_after_trim)
 	EXPECT_TRUE(r.confirmed);
 	bf_report_free(&r);
 }
+
+/*
+ * The same starved FTL with fast garbage collection: the floor switches
+ * between 400 and 700 MB/s every 10 s of writing. By shape that is heat
+ * (moderate swings that climb back, regular every 20 s); only the
+ * experiments name it: no recovery with idle time, the rate back after
+ * TRIM.
+ *
+ * Every 5 s, the experiments get it wrong too (XFAIL): the probe after
+ * the first gap starts in a slow phase and holds nothing, the later ones
+ * start in a fast phase and hold one (4.3 GB), and idle recovery reads
+ * that as a cache refilling with idle time (bf_diagnose compares the
+ * first gap with the last). Not tuned here; see issue 28.
+ */
+FIXTURE(fast_gc) {
+};
+
+FIXTURE_VARIANT(fast_gc) {
+	double period_s;
+};
+
+FIXTURE_VARIANT_ADD(fast_gc, every_10s) { .period_s = 10 };
+FIXTURE_VARIANT_ADD(fast_gc, every_5s) { .period_s = 5 };
+
+FIXTURE_SETUP(fast_gc)
+{
+}
+
+FIXTURE_TEARDOWN(fast_gc)
+{
+}
+
+TEST_F(fast_gc, looks_like_heat_until_trim)
+{
+	struct simdrive d;
+	struct bf_report r;
+	struct bf_diag dg;
+	const struct bf_evidence *e;
+
+	starved_ftl(&d, 6, variant->period_s);
+	ASSERT_EQ(0, run(&d, 300, true, &r, &dg));
+	/* shape alone gets it wrong */
+	EXPECT_NE(BF_CLASS_FTL_STARVATION, (int)r.class) TH_LOG("%s", r.reason);
+	EXPECT_FALSE(r.confirmed);
+	EXPECT_LE(r.confidence, BF_SHAPE_CONF_MAX);
+	EXPECT_FALSE(dg.recovers);
+	e = find(&dg, BF_EXP_TRIM_RETEST);
+	ASSERT_NE(NULL, e);
+	EXPECT_EQ(BF_CLASS_FTL_STARVATION, e->supports) TH_LOG("%s", e->result);
+	EXPECT_TRUE(e->confirms);
+	bf_report_apply_evidence(&r, dg.ev, dg.nev);
+	EXPECT_EQ(BF_CLASS_FTL_STARVATION, (int)r.class) TH_LOG("%s", r.reason);
+	EXPECT_TRUE(r.confirmed);
+	bf_report_free(&r);
+}
+
+XFAIL_ADD(fast_gc, every_5s, looks_like_heat_until_trim);
 
 /* Without --trim, or where discard does not reach the drive: not proven. */
 TEST(starved_ftl_without_trim)

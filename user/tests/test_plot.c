@@ -4,6 +4,7 @@
  * panels, the plateaus labelled and the cache step marked.
  */
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -199,7 +200,7 @@ TEST(units_scaled)
 
 	flat(&ser, 3000, 100, 233);
 	ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
-	pl.c[0] = (struct bf_plot_curve){ ser.s, ser.n, &r, NULL, NULL, 0 };
+	pl.c[0] = (struct bf_plot_curve){ ser.s, ser.n, &r, NULL, NULL, 0, NULL, 0 };
 	pl.n = 1;
 	svg = chart(&pl);
 	ASSERT_NE(NULL, svg);
@@ -222,7 +223,7 @@ TEST(low_rate_ticks)
 
 	flat(&ser, 120, 1, 0.004);
 	ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
-	pl.c[0] = (struct bf_plot_curve){ ser.s, ser.n, &r, NULL, NULL, 0 };
+	pl.c[0] = (struct bf_plot_curve){ ser.s, ser.n, &r, NULL, NULL, 0, NULL, 0 };
 	pl.n = 1;
 	svg = chart(&pl);
 	ASSERT_NE(NULL, svg);
@@ -250,7 +251,7 @@ TEST(caption_and_marks)
 	ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
 	pl.title = "sdb.trace";
 	pl.caption = "/dev/sdb Samsung SSD 870 <usb>\nkernel 6.12.1";
-	pl.c[0] = (struct bf_plot_curve){ ser.s, ser.n, &r, NULL, m, 4 };
+	pl.c[0] = (struct bf_plot_curve){ ser.s, ser.n, &r, NULL, m, 4, NULL, 0 };
 	pl.n = 1;
 	svg = chart(&pl);
 	ASSERT_NE(NULL, svg);
@@ -267,6 +268,48 @@ TEST(caption_and_marks)
 	bf_series_free(&ser);
 }
 
+/*
+ * The idle gaps of diagnose's experiments, after the sustained write:
+ * shaded on the time panel only, which reaches to the end of the last,
+ * and named once in the legend.
+ */
+TEST(idle_gaps_shaded)
+{
+	static const struct bf_plot_gap g[] = { { 310, 10 }, { 330, 60 } };
+	struct bf_series ser;
+	struct bf_report r;
+	struct bf_plot pl = { 0 };
+	double x1, w1, x2, w2;
+	const char *p;
+	char *svg;
+
+	flat(&ser, 100, 1, 300);
+	ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
+	pl.c[0] = (struct bf_plot_curve){ ser.s, ser.n, &r, NULL, NULL, 0, g, 2 };
+	pl.n = 1;
+	svg = chart(&pl);
+	ASSERT_NE(NULL, svg);
+	EXPECT_TRUE(balanced(svg));
+	EXPECT_EQ(2, count(svg, "class='idle-gap'"));
+	EXPECT_EQ(1, count(svg, "class='idle-legend'"));
+	/* the time axis reaches 390 s: a tick at 350 beyond the curve */
+	EXPECT_NE(NULL, strstr(svg, ">350<")) TH_LOG("%.3000s", svg);
+	/* in order, six times as wide, both right of the curve's end */
+	p = strstr(svg, "class='idle-gap' x='");
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(2, sscanf(p, "class='idle-gap' x='%lf' y='%*f' width='%lf'", &x1, &w1));
+	p = strstr(p + 1, "class='idle-gap' x='");
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(2, sscanf(p, "class='idle-gap' x='%lf' y='%*f' width='%lf'", &x2, &w2));
+	EXPECT_LT(x1 + w1, x2);
+	EXPECT_LT(fabs(w2 / w1 - 6), 0.1);
+	/* 310 s of 390 s into the panel, 10 s wide */
+	EXPECT_LT(fabs((x1 - x2) / w1 - (310.0 - 330.0) / 10), 0.1);
+	free(svg);
+	bf_report_free(&r);
+	bf_series_free(&ser);
+}
+
 TEST(overlay)
 {
 	struct bf_series a, b;
@@ -278,8 +321,8 @@ TEST(overlay)
 	flat(&b, 80, 1, 200);
 	ASSERT_EQ(0, bf_classify(a.s, a.n, &ra));
 	ASSERT_EQ(0, bf_classify(b.s, b.n, &rb));
-	pl.c[0] = (struct bf_plot_curve){ a.s, a.n, &ra, "A: 6.12.1", NULL, 0 };
-	pl.c[1] = (struct bf_plot_curve){ b.s, b.n, &rb, "B: 6.13", NULL, 0 };
+	pl.c[0] = (struct bf_plot_curve){ a.s, a.n, &ra, "A: 6.12.1", NULL, 0, NULL, 0 };
+	pl.c[1] = (struct bf_plot_curve){ b.s, b.n, &rb, "B: 6.13", NULL, 0, NULL, 0 };
 	pl.n = 2;
 	svg = chart(&pl);
 	ASSERT_NE(NULL, svg);

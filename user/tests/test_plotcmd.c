@@ -53,6 +53,33 @@ static int count(const char *s, const char *what)
 	return n;
 }
 
+/* diagnose's idle gaps, from the trace's "# experiment: idle" lines */
+TEST(idle_gaps_from_the_trace)
+{
+	struct dir x;
+	struct spec s = base;
+	FILE *f;
+	char *o;
+
+	dir_init(&x);
+	write_trace(x.a, &s);
+	f = fopen(x.a, "a");
+	ASSERT_NE(NULL, f);
+	fputs("# experiment: idle at 45.0 s for 10.0 s\n"
+	      "# experiment: idle-recovery: after 10 s idle, 5.00 GB (2.5 s) at the high rate\n"
+	      "# experiment: idle at 60.0 s for 60.0 s\n", f);
+	fclose(f);
+	{
+		const char *args[] = { x.a, "-o", "-", NULL };
+
+		EXPECT_EQ(0, run_cmd("plot", x.out, args));
+	}
+	o = slurp(x.out);
+	EXPECT_EQ(2, count(o, "class='idle-gap'")) TH_LOG("%.2000s", o);
+	EXPECT_NE(NULL, strstr(o, "idle gaps of the experiments"));
+	dir_done(&x);
+}
+
 TEST(stdout_caption_and_marks)
 {
 	struct dir x;

@@ -186,4 +186,24 @@ TEST(printers)
 	EXPECT_STREQ("        -", bf_fmt_change(b, sizeof(b), 0, 5));
 }
 
+/* The plain numbers of compare's rows and table cells. */
+TEST(plain_numbers)
+{
+	static const struct {
+		double v;
+		const char *s;
+	} t[] = {
+		{ 0.123, "0.123" }, { 1.2345, "1.23" }, { 12.34, "12.3" },
+		{ 300, "300" }, { 12345.6, "12346" }, { 0.001, "0.001" },
+		{ 2.5e9, "2.5e+09" }, { 0, "0" },
+	};
+	char b[BF_FMT_LEN];
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		bf_fmt_num(b, sizeof(b), t[i].v);
+		EXPECT_STREQ(t[i].s, b);
+	}
+}
+
 TEST_HARNESS_MAIN

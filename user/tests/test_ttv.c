@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Time to a verdict (issue 28 §6, Documentation/performance.rst): for
+ * each seed article's drive on the simulated drive (tests/ttv.c), sustain
+ * with its default stop (--until floor) against a whole-region write
+ * (--until full), both through sustain.c as the CLI runs them. Each must
+ * name the same class, with a floor within 5 %, in at most a fifth of
+ * the time. A drive with no step writes on, and says how much it wrote
+ * without one.
+ *
+ * The models that do not meet this are marked XFAIL below, not tuned:
+ * a full drive without TRIM switches levels faster than the floor can
+ * hold for five rounds, so the default writes the whole region; the
+ * 1.3x step with a 200 GB cache spends 131 s in the cache and a minute
+ * past it, 24 % of the whole write.
+ */
+#include <math.h>
+#include <string.h>
+
+/* the harness's fixtures define functions without prototypes */
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#include "kselftest_harness.h"
+#include "ttv.h"
+
+FIXTURE(ttv) {
+	struct ttv_run stop, full;
+};
+
+FIXTURE_VARIANT(ttv) {
+	unsigned int model;
+};
+
+FIXTURE_VARIANT_ADD(ttv, dramless) { .model = 0 };
+FIXTURE_VARIANT_ADD(ttv, one_step) { .model = 1 };
+FIXTURE_VARIANT_ADD(ttv, one_step_16gb) { .model = 2 };
+FIXTURE_VARIANT_ADD(ttv, passive) { .model = 3 };
+FIXTURE_VARIANT_ADD(ttv, no_trim) { .model = 4 };
+FIXTURE_VARIANT_ADD(ttv, flat) { .model = 5 };
+
+FIXTURE_SETUP(ttv)
+{
+	const struct ttv_model *m = &ttv_models[variant->model];
+
+	ASSERT_EQ(6U, ttv_nmodels);
+	ASSERT_EQ(0, ttv_run(m, BF_UNTIL_FLOOR, &self->stop));
+	ASSERT_EQ(0, ttv_run(m, BF_UNTIL_FULL, &self->full));
+	TH_LOG("%s: %s; stop %s, %.3g GB, %.1f s, floor %.0f; full %s, %.3g GB, %.1f s, floor %.0f",
+	       m->name, self->stop.said,
+	       bf_class_name(self->stop.class), self->stop.bytes / 1e9,
+	       self->stop.secs, self->stop.floor_mbps,
+	       bf_class_name(self->full.class), self->full.bytes / 1e9,
+	       self->full.secs, self->full.floor_mbps);
+}
+
+FIXTURE_TEARDOWN(ttv)
+{
+}
+
+/* the same verdict, and a floor within 5 % of the whole write's */
+TEST_F(ttv, same_verdict)
+{
+	EXPECT_EQ(self->full.class, self->stop.class);
+	EXPECT_LE(fabs(self->stop.floor_mbps - self->full.floor_mbps),
+		  0.05 * self->full.floor_mbps);
+}
+
+/* in at most a fifth of the time; a drive with no step writes on */
+TEST_F(ttv, time_to_verdict)
+{
+	const struct ttv_model *m = &ttv_models[variant->model];
+
+	if (!m->step) {
+		EXPECT_EQ(self->full.bytes, self->stop.bytes);
+		EXPECT_NE(NULL, strstr(self->stop.said, "without a step"));
+		EXPECT_NE(NULL, strstr(self->stop.said, "wrote 32.2 GB of 32.2 GB"))
+			TH_LOG("%s", self->stop.said);
+		return;
+	}
+	EXPECT_LE(self->stop.secs, self->full.secs / 5);
+	EXPECT_NE(NULL, strstr(self->stop.said, "stopped "))
+		TH_LOG("%s", self->stop.said);
+}
+
+XFAIL_ADD(ttv, one_step, time_to_verdict);
+XFAIL_ADD(ttv, no_trim, time_to_verdict);
+
+TEST_HARNESS_MAIN
