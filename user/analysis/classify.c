@@ -2144,6 +2144,12 @@ void bf_report_print(FILE *f, const struct bf_report *r)
 			r->stalls.total_s);
 	else
 		fprintf(f, "stalls: none\n");
+	if (r->link.n) {
+		char ev[256];
+
+		bf_link_events_words(&r->link, ev, sizeof(ev));
+		fprintf(f, "link events: %s\n", ev);
+	}
 	fprintf(f, "floor behaviour: %s", floor_kind_name(r->floor_kind));
 	if (r->floor_kind == BF_FLOOR_PERIODIC)
 		fprintf(f, ", every %.1f s, %.0f %% of the time up",
