@@ -154,7 +154,7 @@ bool bf_transport_verdict(const struct bf_transport_side *uas,
 		 " * %s.\n"
 		 " * UAS: %s\n"
 		 " * usb-storage: %s\n"
-		 " * (blkfloor transport)\n"
+		 " * (the transport A/B of blkfloor)\n"
 		 " */\n"
 		 "UNUSUAL_DEV(0x%04x, 0x%04x, 0x%04x, 0x%04x,\n"
 		 "\t\t\"%s\",\n"

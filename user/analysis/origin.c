@@ -247,7 +247,7 @@ void bf_report_link_events(struct bf_report *r,
 	snprintf(r->reason, sizeof(r->reason),
 		 "the link, not the drive: %.*s%s", 100, words, st);
 	snprintf(r->explain, sizeof(r->explain),
-		 "Unclear: %s. Commands that did not complete within the SCSI command timeout were aborted and the device reset: the link or the bridge, not the drive, set the rate (a UAS bridge that stops completing commands under sustained load is the usual cause; measure the same drive over usb-storage, the usb-storage.quirks=VID:PID:u parameter). The shape alone said %s.",
+		 "Unclear: %s. Commands that did not complete within the SCSI command timeout were aborted and the device reset: the link or the bridge, not the drive, set the rate (a UAS bridge that stops completing commands under sustained load is the usual cause; measure the same drive over usb-storage: blkfloor transport DEV). The shape alone said %s.",
 		 r->reason, bf_class_name(r->class));
 	r->class = BF_CLASS_UNCLEAR;
 	r->confidence = 0;
