@@ -2243,6 +2243,17 @@ void bf_report_json_obj(struct bf_json *j, const char *key,
 	bf_json_double(j, "longest_s", r3(r->stalls.longest_s));
 	bf_json_double(j, "total_s", r3(r->stalls.total_s));
 	bf_json_obj_close(j);
+	bf_json_obj_open(j, "link_events");
+	bf_json_u64(j, "abort", r->link.abort);
+	bf_json_u64(j, "reset", r->link.reset);
+	bf_json_u64(j, "timeout", r->link.timeout);
+	bf_json_u64(j, "disconnect", r->link.disconnect);
+	bf_json_u64(j, "offline", r->link.offline);
+	bf_json_arr_open(j, "reset_s");
+	for (i = 0; i < r->link.nreset_s; i++)
+		bf_json_double(j, NULL, r3(r->link.reset_s[i]));
+	bf_json_arr_close(j);
+	bf_json_obj_close(j);
 	bf_json_arr_open(j, "steps");
 	for (i = 0; i < r->nsteps; i++) {
 		bf_json_obj_open(j, NULL);

@@ -161,6 +161,17 @@ TEST(link_events_name_the_link)
 	EXPECT_NE(NULL, strstr(r.reason, "reset 3 at 24.6, 27.9, 50.2 s (3.3 to 22.3 s apart)")) TH_LOG("%s", r.reason);
 	EXPECT_NE(NULL, strstr(r.reason, "stall")) TH_LOG("%s", r.reason);
 	EXPECT_NE(NULL, strstr(r.explain, "aborted and the device reset")) TH_LOG("%s", r.explain);
+	{
+		char *doc = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&doc, &len);
+
+		ASSERT_NE(NULL, f);
+		bf_report_json(f, &r);
+		fclose(f);
+		EXPECT_NE(NULL, strstr(doc, "\"link_events\":{\"abort\":2,\"reset\":3,\"timeout\":1,\"disconnect\":0,\"offline\":0,\"reset_s\":[24.6,27.9,50.2]}")) TH_LOG("%s", doc);
+		free(doc);
+	}
 	bf_report_free(&r);
 	bf_series_free(&ser);
 }
