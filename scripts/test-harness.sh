@@ -32,7 +32,9 @@
 #     panic_on_warn set;
 #   - a guest that crashes while booting, before the command: booted once
 #     more, and the log says so; the same for one that hangs while booting
-#     (no command started by BLKFLOOR_BOOT_TIMEOUT).
+#     (no command started by BLKFLOOR_BOOT_TIMEOUT);
+#   - a QEMU wedged at the run's timeout (its main loop cancelling a UAS
+#     command that a 1 B/s throttle holds): killed 10 s after SIGTERM.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
@@ -41,7 +43,7 @@ trap 'rm -rf "$tmp"' EXIT
 kver=${HARNESS_KVER:-$(ls -d /lib/modules/*/build 2>/dev/null | awk -F/ '{ print $4 }' | sort -V | tail -1)}
 
 echo "KTAP version 1"
-echo "1..14"
+echo "1..15"
 n=0 rc=0
 result() { # status description
 	n=$((n + 1))
@@ -200,7 +202,8 @@ boots=("broken rig: the rig check fails (no agent port, 1 of 2 disks)"
        "broken rig: the run exits non-zero and counts 3 failures"
        "a guest kernel panic fails the run at once, the panic in the log; panic_on_warn was set"
        "a guest that crashes while booting, before the command, is booted once more and says so"
-       "a guest that hangs while booting, before the command, is booted once more and says so")
+       "a guest that hangs while booting, before the command, is booted once more and says so"
+       "a QEMU that ignores SIGTERM at the run's timeout is killed 10 s later (exit 124)")
 # The guest boots below test the rig (run-vm.sh, guest-init, rigctl.py,
 # run-guest.sh, lib.sh's rig checks) and the kernel, nothing else: they
 # run only when one of those changed since they last all passed (the hash
@@ -291,5 +294,20 @@ diag "$(cat "$tmp/boothang")"
 st0=$?
 diag "hang while booting: exit $st after $((SECONDS - start)) s"
 result $st0 "${boots[5]}"
+
+# A QEMU that ignores SIGTERM: the guest aborts a UAS command that a 1 B/s
+# throttle holds, usb-uas cancels it synchronously and QEMU's main loop
+# waits for ever. At the run's timeout run-vm.sh must SIGKILL it, not wait.
+# (timeout 300: a run-vm.sh that waits for ever fails this, not the suite.)
+start=$SECONDS
+timeout 300 selftests/vm/run-vm.sh --kver "$kver" --timeout 90 --uas 64M -- \
+	'. selftests/lib.sh; d=$(rig_disk uas); echo 2 > /sys/block/${d#/dev/}/device/timeout; rig throttle uas0 20M 0; dd if=/dev/zero of=$d bs=1M count=60 oflag=direct & sleep 2; rig throttle uas0 1 0; sleep 600' \
+	> "$tmp/wedge" 2>&1
+st=$?
+diag "$(grep '^run-vm:' "$tmp/wedge")"
+[ $st = 124 ] && grep -q '^run-vm: QEMU did not exit 10 s after SIGTERM: SIGKILL' "$tmp/wedge"
+st0=$?
+diag "wedged QEMU: exit $st after $((SECONDS - start)) s"
+result $st0 "${boots[6]}"
 [ $rc = 0 ] && echo "$righash" > "$stamp"
 exit $rc

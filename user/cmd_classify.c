@@ -15,6 +15,7 @@
 #include "origin.h"
 #include "json.h"
 #include "opts.h"
+#include "runsum.h"
 #include "units.h"
 
 #define CURVE_OPTS	BF_OPT(FORMAT)
@@ -35,6 +36,33 @@ static int parse(struct bf_opts *o, int argc, char **argv, uint32_t allowed,
 			  sizeof(err)))
 		return usage(argv[0], err);
 	return 0;
+}
+
+/* A trace's "# event:" lines: the link's events name its origin. */
+static void link_events(const char *path, struct bf_report *r)
+{
+	struct bf_path_event *pe;
+	struct bf_runsum rs;
+	char err[160];
+	FILE *f = fopen(path, "r");
+	size_t i;
+
+	if (!f)
+		return;
+	memset(&rs, 0, sizeof(rs));
+	if (!bf_runsum_read(f, &rs, err, sizeof(err)) && rs.nmark) {
+		pe = calloc(rs.nmark, sizeof(*pe));
+		if (pe) {
+			for (i = 0; i < rs.nmark; i++) {
+				pe[i].t = rs.mark[i].t;
+				pe[i].kind = rs.mark[i].kind;
+			}
+			bf_report_link_events(r, pe, rs.nmark);
+			free(pe);
+		}
+	}
+	bf_runsum_free(&rs);
+	fclose(f);
 }
 
 /* Load @path (say what format was guessed, and any warning) and classify. */
@@ -63,8 +91,11 @@ static int load(const char *cmd, const char *path, enum bf_format fmt,
 		snprintf(err, errlen, "%s: cannot classify: %s", path,
 			 ret == -EINVAL ? "fewer than 3 samples" : strerror(-ret));
 		bf_series_free(ser);
+		return ret;
 	}
-	return ret;
+	if (ld.format == BF_FORMAT_TRACE)
+		link_events(path, r);
+	return 0;
 }
 
 static int load1(const char *cmd, const char *path, enum bf_format fmt,

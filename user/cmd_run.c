@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "experiment.h"
 #include "fit.h"
+#include "origin.h"
 #include "realdrive.h"
 #include "sustain.h"
 #include "traceout.h"
@@ -461,6 +462,8 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 			ret = EXIT_FAIL;
 		else if (!bf_classify(ser.s, ser.n, &rep))
 			classified = true;
+		if (classified)
+			bf_report_link_events(&rep, res.pev, res.npev);
 	}
 	if (kind == W_SUSTAIN && o.diagnose && classified && ret == EXIT_OK)
 		ret = diagnose(&c, &o, &rep, o.offset, len,

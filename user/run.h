@@ -19,6 +19,8 @@
 #include "opts.h"
 #include "pathinfo.h"
 
+struct bf_path_event;
+
 struct bf_run_req {
 	const char *dev;
 	uint8_t op, pattern, data;
@@ -103,6 +105,9 @@ struct bf_run_result {
 	void *watch_arg;
 	bool watch_stopped;
 	bool detached;		/* attach: left a run that goes on */
+	/* the path's events (kernel log), in order; kinds are static */
+	struct bf_path_event *pev;
+	size_t npev, pevcap;
 	bool ended;
 };
 

@@ -19,6 +19,7 @@
 #include "blkfloor.h"
 #include "devinfo.h"
 #include "grow.h"
+#include "origin.h"
 #include "run.h"
 #include "trace.h"
 #include "traceout.h"
@@ -38,6 +39,9 @@ void bf_result_free(struct bf_run_result *res)
 	free(res->errlog);
 	res->errlog = NULL;
 	res->nerrlog = 0;
+	free(res->pev);
+	res->pev = NULL;
+	res->npev = res->pevcap = 0;
 }
 
 static int keep_iv(struct bf_run_result *res, const struct bf_iv *iv)
@@ -484,8 +488,18 @@ static void path_event(void *arg, enum bf_event_kind kind, uint64_t mono_ns,
 		       const char *msg, int len)
 {
 	struct exec *x = arg;
-	double t = bf_run_time_of(mono_ns, x->res->info.start_time_ns);
+	struct bf_run_result *res = x->res;
+	double t = bf_run_time_of(mono_ns, res->info.start_time_ns);
+	struct bf_path_event *pe = bf_grow(res->pev, &res->pevcap,
+					   res->npev + 1, sizeof(*pe), 16);
 
+	/* (out of memory: the trace and the screen still have it) */
+	if (pe) {
+		res->pev = pe;
+		pe[res->npev].t = t;
+		pe[res->npev].kind = bf_event_name(kind);
+		res->npev++;
+	}
 	if (x->t)
 		bf_tracer_event(x->t, t, bf_event_name(kind), msg, len);
 	if (x->p && !x->p->quiet) {

@@ -66,6 +66,24 @@ rates, /s):
            then an idle gap bring the rate back to fast=.  Answers the TRIM
            retest; state: trimmed= (discarded bytes not yet erased)
 
+  bridge   rate= eff= after= every= stall= crawl= count=
+           a drive (rate=) behind a USB bridge that passes eff= of it
+           (1: all; a UAS firmware slower than the same drive over
+           usb-storage is eff=0.5 on the UAS disk) and, under sustained
+           load, stops completing commands: after after= bytes written it
+           holds them for stall= s, then runs again and stalls once more
+           after every= bytes (0: after=), count= times at most (0: no
+           limit).  A held command is not lost: the rate falls to crawl=
+           bytes/s, at which QEMU's throttle completes one 512 KiB command
+           in about 5 s, longer than a guest's SCSI command timeout set
+           short (echo 2 > /sys/block/sdX/device/timeout), so the guest
+           aborts it and resets the device (uas_eh_abort_handler,
+           uas_eh_device_reset_handler), as bridges that need an
+           IGNORE_UAS quirk do.  Never 0: QEMU's abort and reset cancel
+           the held command synchronously, and a command that never
+           completes hangs QEMU's main loop for good.  state: stalls=
+           (begun), stalled= (1 while holding), held_s= (seconds held)
+
 All models also take rd= (read cap) and idle= (seconds).
 
 Run "python3 drivemodel.py sim MODEL key=value..." to print the curve a
@@ -637,7 +655,87 @@ class Ftl(Model):
                 'trimmed': int(self.trimmed)}
 
 
-MODELS = {m.name: m for m in (Flat, Slc, Thermal, Heat, Ftl)}
+class Bridge(Model):
+    """A drive behind a bridge: a share of its rate, and stalls under load.
+
+    Flat at rate= * eff= while it runs; after after= bytes (then every=
+    bytes) written since it last ran again, it holds commands for stall=
+    seconds at crawl= bytes/s: the time, not the bytes, ends a stall (a
+    bridge's firmware that hangs, then recovers or is reset).
+    """
+
+    name = 'bridge'
+    PARAMS = {
+        'rate': ('rate', 40 * 10**6, "the drive's write rate, bytes/s"),
+        'eff': ('float', 1.0, 'share of rate= the bridge passes (0..1]'),
+        'after': ('size', 0, 'bytes written before the first stall '
+                             '(0: never stalls)'),
+        'every': ('size', 0, 'bytes written between stalls (0: after=)'),
+        'stall': ('float', 8.0, 'seconds a stall holds commands'),
+        'crawl': ('rate', 100 * 10**3, 'rate while stalled, bytes/s (> 0)'),
+        'count': ('int', 0, 'stalls at most (0: no limit)'),
+    }
+
+    def validate(self):
+        p = self.p
+        if p['rate'] <= 0:
+            raise ModelError('rate= must be > 0')
+        if not 0 < p['eff'] <= 1:
+            raise ModelError('eff= must be within (0, 1]')
+        if p['after'] < 0 or p['every'] < 0 or p['count'] < 0:
+            raise ModelError('after=, every= and count= must be >= 0')
+        if p['after'] and p['stall'] <= 0:
+            raise ModelError('stall= must be > 0')
+        if p['crawl'] <= 0:
+            raise ModelError('crawl= must be > 0: a command that never '
+                             'completes hangs QEMU')
+        if p['after'] and p['crawl'] >= self.running():
+            raise ModelError('crawl= must be below rate= * eff=')
+
+    def running(self):
+        return max(1, int(self.p['rate'] * self.p['eff']))
+
+    def _start(self):
+        self.stalls = 0
+        self.stalled = False
+        self.held = 0.0             # seconds into the current stall
+        self.since = 0              # bytes written since it last ran again
+        return self.running()
+
+    def _due(self):
+        p = self.p
+        if not p['after'] or (p['count'] and self.stalls >= p['count']):
+            return False
+        need = p['after'] if not self.stalls else (p['every'] or p['after'])
+        return self.since >= need
+
+    def _step(self, dt, dw, du, idle_dt):
+        if self.stalled:
+            self.held += dt
+            if self.held < self.p['stall']:
+                return self.p['crawl']
+            self.stalled = False
+            self.since = 0
+            return self.running()
+        self.since += dw
+        if self._due():
+            self.stalled = True
+            self.stalls += 1
+            self.held = 0.0
+            return self.p['crawl']
+        return self.running()
+
+    def wake_in(self):
+        if self.stalled:
+            return max(0.0, self.p['stall'] - self.held)
+        return math.inf
+
+    def _state(self):
+        return {'stalls': self.stalls, 'stalled': int(self.stalled),
+                'held_s': f'{self.held:.3f}', 'since': self.since}
+
+
+MODELS = {m.name: m for m in (Flat, Slc, Thermal, Heat, Ftl, Bridge)}
 
 
 def make_model(name, args=(), defaults=None):

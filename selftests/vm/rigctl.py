@@ -120,6 +120,10 @@ UNPLUG_TIMEOUT = 10.0
 # relink: the bus of each speed, and the rate a USB 2 BOT disk really gets
 LINK_BUS = {'usb2': 'ehci.0', 'usb3': 'xhci.0'}
 LINK_RATE = {'usb2': 35 * 10**6, 'usb3': 0}
+# A model's own QMP calls wait this long: a guest that aborts or resets a
+# command the bridge model holds makes QEMU cancel it synchronously, and
+# QEMU answers nothing (QMP included) until the held command completes.
+MODEL_QMP_TIMEOUT = 60.0
 
 log = logging.getLogger('rigctl')
 
@@ -324,7 +328,7 @@ class Controller(threading.Thread):
 
     def _loop(self):
         while not self.stop_ev.is_set():
-            entry = self.agent.entry(self.dev)
+            entry = self.agent.entry(self.dev, MODEL_QMP_TIMEOUT)
             st = entry.get('stats', {})
             now = time.monotonic()
             wr, un = st.get('wr_bytes', 0), st.get('unmap_bytes', 0)
@@ -342,7 +346,8 @@ class Controller(threading.Thread):
             self.first_poll.set()
             if want != self.applied:
                 self.agent.qmp.execute('block_set_io_throttle',
-                                       throttle_args(entry, *want))
+                                       throttle_args(entry, *want),
+                                       timeout=MODEL_QMP_TIMEOUT)
                 log.info('%s: %s wr=%d rd=%d written=%d', self.dev,
                          self.model.name, want[0], want[1],
                          wr - self.base[0])
@@ -398,8 +403,9 @@ class Agent:
         self.quit = False
         self.threads = None
 
-    def entry(self, dev):
-        e = find_blockstats(self.qmp.execute('query-blockstats'), dev)
+    def entry(self, dev, timeout=10.0):
+        e = find_blockstats(self.qmp.execute('query-blockstats',
+                                             timeout=timeout), dev)
         if e is None:
             raise RigError(f'no such device {dev}')
         return e

@@ -104,9 +104,25 @@ dir=$(mktemp -d "$cache/run.XXXXXX")
 qpid=
 apid=
 
+# stop_qemu: SIGTERM, then SIGKILL if QEMU is still there 10 s later. A
+# QEMU whose main loop waits for a block request that never completes
+# ignores SIGTERM: usb-uas cancels a command synchronously when the guest
+# aborts it or resets the device, and a command held by a throttle of
+# 1 B/s never completes (Documentation/testing.rst, the bridge model).
+stop_qemu() {
+	local i
+	kill "$qpid" 2>/dev/null || return 0
+	for i in $(seq 50); do
+		kill -0 "$qpid" 2>/dev/null || return 0
+		sleep 0.2
+	done
+	echo "run-vm: QEMU did not exit 10 s after SIGTERM: SIGKILL" >&2
+	kill -KILL "$qpid" 2>/dev/null
+}
+
 cleanup() {
 	[ -n "$apid" ] && kill "$apid" 2>/dev/null
-	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null
+	[ -n "$qpid" ] && stop_qemu
 	wait 2>/dev/null
 	if [ "$keep" = 1 ]; then
 		echo "run-vm: kept $dir" >&2
@@ -324,7 +340,7 @@ boot() {
 		fi
 		if [ $SECONDS -ge $deadline ]; then
 			echo "run-vm: guest ($kver) timed out after ${timeout}s" >&2
-			kill "$qpid" 2>/dev/null
+			stop_qemu
 			wait "$tpid" 2>/dev/null
 			tail -n 40 "$dir/console.log" >&2
 			return 124

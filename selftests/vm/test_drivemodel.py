@@ -118,6 +118,58 @@ class TestFlat(unittest.TestCase):
         self.assertTrue(all(abs(r - 75) < 0.5 for r in rates), rates)
 
 
+class TestBridge(unittest.TestCase):
+    """A bridge that holds commands under sustained load, and eff=."""
+
+    def test_stalls_after_bytes_for_a_time(self):
+        m = dm.make_model('bridge', ['rate=40M', 'after=40M', 'every=80M',
+                                     'stall=3', 'crawl=100K'])
+        tr = dm.simulate(m, 12.0, 0.001)
+        lim = [lim for _, lim, _ in tr]
+        # 1 s at 40 MB/s, 3 s held, 2 s at 40 MB/s, 3 s held, ...
+        self.assertEqual([v for v, _ in runs(lim)][:5],
+                         [40 * MB, 100000, 40 * MB, 100000, 40 * MB])
+        n = [c for _, c in runs(lim)]
+        self.assertAlmostEqual(n[0] / 1000, 1.0, delta=0.01)
+        self.assertAlmostEqual(n[1] / 1000, 3.0, delta=0.01)
+        self.assertAlmostEqual(n[2] / 1000, 2.0, delta=0.01)
+        self.assertEqual(m.state()['stalls'], 3)
+        # a held command still completes: the host moved ~100 KB a second
+        w = [w for _, _, w in tr]
+        self.assertAlmostEqual((w[3999] - w[1000]) / 1e3, 300, delta=5)
+
+    def test_count_limits_stalls(self):
+        m = dm.make_model('bridge', ['rate=40M', 'after=20M', 'stall=1',
+                                     'count=2'])
+        tr = dm.simulate(m, 10.0, 0.001)
+        lim = [v for v, _ in runs([lim for _, lim, _ in tr])]
+        self.assertEqual(lim, [40 * MB, 100000, 40 * MB, 100000, 40 * MB])
+        self.assertEqual(m.state()['stalls'], 2)
+        self.assertEqual(m.state()['stalled'], 0)
+
+    def test_eff_is_a_share_and_no_stall_without_after(self):
+        m = dm.make_model('bridge', ['rate=40M', 'eff=0.5'])
+        tr = dm.simulate(m, 5.0, 0.001)
+        self.assertEqual({lim for _, lim, _ in tr}, {20 * MB})
+        self.assertEqual(m.state()['stalls'], 0)
+
+    def test_idle_host_does_not_stall(self):
+        m = dm.make_model('bridge', ['rate=40M', 'after=30M'])
+        dm.simulate(m, 0.5, 0.001)              # 20 MB
+        dm.simulate(m, 5.0, 0.001, write=lambda t: False)
+        self.assertEqual(m.state()['stalls'], 0)
+        dm.simulate(m, 0.5, 0.001)              # 20 MB more: 40 MB
+        self.assertEqual(m.state()['stalls'], 1)
+        self.assertLess(m.wake_in(), 8.0)
+
+    def test_checked(self):
+        for bad in (['crawl=0'], ['eff=0'], ['eff=1.5'], ['rate=0'],
+                    ['after=10M', 'stall=0'], ['after=10M', 'crawl=50M'],
+                    ['count=-1']):
+            with self.assertRaises(dm.ModelError, msg=bad):
+                dm.make_model('bridge', bad)
+
+
 class TestSlc(unittest.TestCase):
     ARGS = ['fast=200M', 'slow=30M', 'cache=300M', 'drain=100M']
 
@@ -815,6 +867,28 @@ class TestAgent(RigTestCase):
         self.assertEqual(a.handle('model-state uas0'), 'ok model=off')
         self.assertEqual(a.handle('throttle uas0 1M'),
                          'ok wr_bps=1000000 rd_bps=0')
+
+    def test_bridge_model_stalls_and_runs_again(self):
+        a = self.connect()
+        r = a.handle('model uas0 bridge rate=30M after=10M stall=0.3')
+        self.assertTrue(r.startswith('ok model=bridge '), r)
+        self.assertTrue(wait_for(lambda: self.qemu.last_throttle(UAS_QDEV)
+                                 == (30 * MB, 0)))
+        self.qemu.set_stats('uas0', wr=11 * MB)
+        self.assertTrue(wait_for(lambda: self.qemu.last_throttle(UAS_QDEV)
+                                 == (100000, 0)))
+        self.assertIn('stalled=1', a.handle('model-state uas0'))
+        # the time, not the bytes, ends the stall
+        self.assertTrue(wait_for(lambda: self.qemu.last_throttle(UAS_QDEV)
+                                 == (30 * MB, 0)))
+        st = a.handle('model-state uas0')
+        self.assertIn('stalls=1 stalled=0', st)
+        self.assertNotIn('error=', st)
+
+    def test_model_waits_out_a_busy_qemu(self):
+        # QEMU answers nothing while it cancels a held command: a model
+        # must wait longer than a request does, not stop
+        self.assertGreater(rigctl.MODEL_QMP_TIMEOUT, 30)
 
     def test_ftl_takes_disk_size_and_read_cap(self):
         a = self.connect()

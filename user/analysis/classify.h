@@ -142,6 +142,14 @@ struct bf_report {
 	bool confirmed;		/* an experiment confirmed @class */
 	struct bf_evidence *ev;	/* the experiments weighed, not owned */
 	size_t nev;
+	/* the link's events the run recorded (origin.h), none if n == 0 */
+	struct bf_link_events {
+		unsigned int n;		/* abort + reset + timeout + ... */
+		unsigned int abort, reset, timeout, disconnect, offline;
+		double first_s, last_s;
+		double reset_s[8];	/* the first resets' times */
+		unsigned int nreset_s;
+	} link;
 };
 
 #define BF_SCHEMA_VERSION 2

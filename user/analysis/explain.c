@@ -13,6 +13,7 @@
 #include "classify_int.h"
 #include "evidence.h"
 #include "json.h"
+#include "origin.h"
 
 const char *bf_class_name(enum bf_class c)
 {
@@ -165,6 +166,12 @@ void bf_report_print(FILE *f, const struct bf_report *r)
 			r->stalls.total_s);
 	else
 		fprintf(f, "stalls: none\n");
+	if (r->link.n) {
+		char ev[256];
+
+		bf_link_events_words(&r->link, ev, sizeof(ev));
+		fprintf(f, "link events: %s\n", ev);
+	}
 	fprintf(f, "floor behaviour: %s", floor_kind_name(r->floor_kind));
 	if (r->floor_kind == BF_FLOOR_PERIODIC)
 		fprintf(f, ", every %.1f s, %.0f %% of the time up",
@@ -257,6 +264,17 @@ void bf_report_json_obj(struct bf_json *j, const char *key,
 	bf_json_u64(j, "count", r->stalls.count);
 	bf_json_double(j, "longest_s", r3(r->stalls.longest_s));
 	bf_json_double(j, "total_s", r3(r->stalls.total_s));
+	bf_json_obj_close(j);
+	bf_json_obj_open(j, "link_events");
+	bf_json_u64(j, "abort", r->link.abort);
+	bf_json_u64(j, "reset", r->link.reset);
+	bf_json_u64(j, "timeout", r->link.timeout);
+	bf_json_u64(j, "disconnect", r->link.disconnect);
+	bf_json_u64(j, "offline", r->link.offline);
+	bf_json_arr_open(j, "reset_s");
+	for (i = 0; i < r->link.nreset_s; i++)
+		bf_json_double(j, NULL, r3(r->link.reset_s[i]));
+	bf_json_arr_close(j);
 	bf_json_obj_close(j);
 	bf_json_arr_open(j, "steps");
 	for (i = 0; i < r->nsteps; i++) {

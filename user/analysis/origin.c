@@ -3,6 +3,7 @@
  * Steps whose origin is outside the drive: see origin.h.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,4 +142,116 @@ int bf_classify_imported(const struct bf_sample *s, size_t n,
 	k = strlen(r->explain);
 	snprintf(r->explain + k, sizeof(r->explain) - k, "%s", ex);
 	return 0;
+}
+
+static unsigned int *link_count(struct bf_link_events *l, const char *kind)
+{
+	if (!strcmp(kind, "abort"))
+		return &l->abort;
+	if (!strcmp(kind, "reset"))
+		return &l->reset;
+	if (!strcmp(kind, "timeout"))
+		return &l->timeout;
+	if (!strcmp(kind, "disconnect"))
+		return &l->disconnect;
+	if (!strcmp(kind, "offline"))
+		return &l->offline;
+	return NULL;
+}
+
+static size_t put(char *buf, size_t len, size_t at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static size_t put(char *buf, size_t len, size_t at, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (at >= len)
+		return at;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + at, len - at, fmt, ap);
+	va_end(ap);
+	return n < 0 ? at : at + n;
+}
+
+void bf_link_events_words(const struct bf_link_events *l, char *buf,
+			  size_t len)
+{
+	const struct { const char *name; unsigned int n; } k[] = {
+		{ "abort", l->abort }, { "timeout", l->timeout },
+		{ "reset", l->reset }, { "disconnect", l->disconnect },
+		{ "offline", l->offline },
+	};
+	size_t at = 0, i;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		if (!k[i].n)
+			continue;
+		at = put(buf, len, at, "%s%s %u", at ? ", " : "", k[i].name,
+			 k[i].n);
+	}
+	if (l->nreset_s) {
+		double lo = INFINITY, hi = 0;
+
+		at = put(buf, len, at, " at");
+		for (i = 0; i < l->nreset_s; i++) {
+			at = put(buf, len, at, "%s %.1f", i ? "," : "",
+				 l->reset_s[i]);
+			if (i) {
+				double d = l->reset_s[i] - l->reset_s[i - 1];
+
+				lo = fmin(lo, d);
+				hi = fmax(hi, d);
+			}
+		}
+		at = put(buf, len, at, "%s s", l->reset > l->nreset_s ?
+			 ", ..." : "");
+		if (l->nreset_s > 1)
+			put(buf, len, at, " (%.1f to %.1f s apart)", lo, hi);
+	} else if (l->n) {
+		put(buf, len, at, " from %.1f to %.1f s", l->first_s,
+		    l->last_s);
+	}
+}
+
+void bf_report_link_events(struct bf_report *r,
+			   const struct bf_path_event *ev, size_t n)
+{
+	struct bf_link_events *l = &r->link;
+	char words[256], st[160] = "";
+	size_t i;
+
+	memset(l, 0, sizeof(*l));
+	for (i = 0; i < n; i++) {
+		unsigned int *c = link_count(l, ev[i].kind);
+
+		if (!c)
+			continue;
+		if (!l->n++)
+			l->first_s = ev[i].t;
+		l->last_s = ev[i].t;
+		(*c)++;
+		if (c == &l->reset && l->nreset_s < sizeof(l->reset_s) /
+						 sizeof(l->reset_s[0]))
+			l->reset_s[l->nreset_s++] = ev[i].t;
+	}
+	if (!l->n)
+		return;
+	bf_link_events_words(l, words, sizeof(words));
+	if (r->stalls.count)
+		snprintf(st, sizeof(st), ", with %u stall%s at ~0 (longest %.1f s, %.1f s in all)",
+			 r->stalls.count, r->stalls.count > 1 ? "s" : "",
+			 r->stalls.longest_s, r->stalls.total_s);
+	snprintf(r->reason, sizeof(r->reason),
+		 "the link, not the drive: %.*s%s", 100, words, st);
+	snprintf(r->explain, sizeof(r->explain),
+		 "Unclear: %s. Commands that did not complete within the SCSI command timeout were aborted and the device reset: the link or the bridge, not the drive, set the rate (a UAS bridge that stops completing commands under sustained load is the usual cause; measure the same drive over usb-storage: blkfloor transport DEV). The shape alone said %s.",
+		 r->reason, bf_class_name(r->class));
+	r->class = BF_CLASS_UNCLEAR;
+	r->confidence = 0;
+	r->has_step = false;
+	r->cache_bytes = 0;
+	r->step_time_s = 0;
 }

@@ -129,4 +129,91 @@ TEST(fast_small_cache_is_not_page_cache)
 	bf_series_free(&ser);
 }
 
+/*
+ * A bridge that stops completing commands: the rate holds, stalls for
+ * seconds, and the kernel aborts and resets (RTL9210B-like). The run's
+ * events name the link, whatever the shape said.
+ */
+TEST(link_events_name_the_link)
+{
+	const struct phase p[] = { { 20, 30 }, { 6, 0 }, { 20, 30 },
+				   { 6, 0 }, { 20, 30 } };
+	const struct bf_path_event ev[] = {
+		{ 23.3, "abort" }, { 23.3, "timeout" }, { 24.6, "reset" },
+		{ 25.1, "bind" }, { 27.9, "reset" }, { 49.0, "abort" },
+		{ 50.2, "reset" },
+	};
+	struct bf_series ser;
+	struct bf_report r;
+
+	curve(&ser, p, 5, 0.5);
+	ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
+	ASSERT_NE(0U, r.stalls.count);
+	bf_report_link_events(&r, ev, sizeof(ev) / sizeof(ev[0]));
+	EXPECT_EQ(BF_CLASS_UNCLEAR, (int)r.class) TH_LOG("%s", r.reason);
+	EXPECT_EQ(0, r.confidence);
+	EXPECT_EQ(6U, r.link.n);
+	EXPECT_EQ(2U, r.link.abort);
+	EXPECT_EQ(3U, r.link.reset);
+	EXPECT_EQ(1U, r.link.timeout);
+	EXPECT_EQ(3U, r.link.nreset_s);
+	EXPECT_NE(NULL, strstr(r.reason, "the link, not the drive")) TH_LOG("%s", r.reason);
+	EXPECT_NE(NULL, strstr(r.reason, "reset 3 at 24.6, 27.9, 50.2 s (3.3 to 22.3 s apart)")) TH_LOG("%s", r.reason);
+	EXPECT_NE(NULL, strstr(r.reason, "stall")) TH_LOG("%s", r.reason);
+	EXPECT_NE(NULL, strstr(r.explain, "aborted and the device reset")) TH_LOG("%s", r.explain);
+	{
+		char *doc = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&doc, &len);
+
+		ASSERT_NE(NULL, f);
+		bf_report_json(f, &r);
+		fclose(f);
+		EXPECT_NE(NULL, strstr(doc, "\"link_events\":{\"abort\":2,\"reset\":3,\"timeout\":1,\"disconnect\":0,\"offline\":0,\"reset_s\":[24.6,27.9,50.2]}")) TH_LOG("%s", doc);
+		free(doc);
+	}
+	bf_report_free(&r);
+	bf_series_free(&ser);
+}
+
+/* A clean step (a cache) with a reset at it: not the drive's, unclear. */
+TEST(reset_turns_a_drive_cause_unclear)
+{
+	const struct phase p[] = { { 60, 400 }, { 120, 100 } };
+	const struct bf_path_event ev[] = { { 60.2, "reset" } };
+	struct bf_series ser;
+	struct bf_report r;
+	char w[256];
+
+	curve(&ser, p, 2, 1);
+	ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
+	ASSERT_EQ(BF_CLASS_CACHE_EXHAUSTION, (int)r.class) TH_LOG("%s", r.reason);
+	bf_report_link_events(&r, ev, 1);
+	EXPECT_EQ(BF_CLASS_UNCLEAR, (int)r.class);
+	EXPECT_FALSE(r.has_step);
+	EXPECT_NE(NULL, strstr(r.explain, "said cache-exhaustion")) TH_LOG("%s", r.explain);
+	bf_link_events_words(&r.link, w, sizeof(w));
+	EXPECT_STREQ("reset 1 at 60.2 s", w);
+	bf_report_free(&r);
+	bf_series_free(&ser);
+}
+
+/* Events that are not the link's (a bind, an I/O error) change nothing. */
+TEST(other_events_change_nothing)
+{
+	const struct phase p[] = { { 60, 400 }, { 120, 100 } };
+	const struct bf_path_event ev[] = { { 1.0, "bind" },
+					    { 70.0, "io-error" } };
+	struct bf_series ser;
+	struct bf_report r;
+
+	curve(&ser, p, 2, 1);
+	ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
+	bf_report_link_events(&r, ev, 2);
+	EXPECT_EQ(BF_CLASS_CACHE_EXHAUSTION, (int)r.class) TH_LOG("%s", r.reason);
+	EXPECT_EQ(0U, r.link.n);
+	bf_report_free(&r);
+	bf_series_free(&ser);
+}
+
 TEST_HARNESS_MAIN
