@@ -264,6 +264,83 @@ nullb_destroy() {
 	rmdir "/sys/kernel/config/nullb/$1"
 }
 
+# sdebug_create PARAM=VALUE...: a fresh scsi_debug disk with these
+# module parameters (any loaded scsi_debug is unloaded first), its node in
+# SDEBUG_DEV (/dev/sdX) and its SCSI device in SDEBUG_SYS; unloaded at exit.
+# Call it directly (not in $(...)): it registers its cleanup in this shell.
+sdebug_create() {
+	modprobe -r scsi_debug 2>/dev/null
+	[ -d /sys/module/scsi_debug ] && fail "scsi_debug is loaded and busy"
+	# (no udev in the rig: the disk driver is loaded by hand)
+	modprobe sd_mod 2>/dev/null
+	modprobe scsi_debug "$@" || rig_fault "scsi_debug is not available (modprobe scsi_debug $*)"
+	on_exit "modprobe -r scsi_debug"
+	wait_for 20 "the scsi_debug disk" _sdebug_up
+	SDEBUG_DEV=/dev/$(_sdebug_find)
+	SDEBUG_SYS=/sys/block/${SDEBUG_DEV#/dev/}/device
+	diag "scsi_debug $*: $SDEBUG_DEV"
+}
+_sdebug_up() { _sdebug_find > /dev/null; }
+_sdebug_find() {
+	local d
+	for d in /sys/block/sd*; do
+		[ "$(tr -d ' ' < "$d/device/model" 2>/dev/null)" = scsi_debug ] &&
+			[ -b "/dev/${d##*/}" ] && { echo "${d##*/}"; return 0; }
+	done
+	return 1
+}
+
+# dm_node NAME: /dev/dm-N of the device-mapper device NAME (no udev in the
+# rig: no /dev/mapper links), once its node exists.
+dm_node() {
+	local d
+	for d in /sys/block/dm-*; do
+		[ "$(cat "$d/dm/name" 2>/dev/null)" = "$1" ] || continue
+		udev_wait "/dev/${d##*/}"
+		echo "/dev/${d##*/}"
+		return 0
+	done
+	fail "no dm device named $1"
+}
+
+# expect_errors JSON CLASS=N...: the run summary JSON (blkfloor run --json)
+# counted exactly N errors of each CLASS named, none of any other class,
+# and a total that is their sum; every error it logged carries one of the
+# classes named, as many per class as were counted (when none was dropped).
+expect_errors() {
+	local json=$1 out
+	shift
+	out=$(python3 -S - "$json" "$@" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+want = {k: int(v) for k, v in (a.split("=") for a in sys.argv[2:])}
+e = j["errors"]
+print("# errors: %s; logged: %s" % (
+    ", ".join("%s %d" % (k, v) for k, v in e.items() if v) or "none",
+    ", ".join("%s lba %d errno %d" % (x["class"], x["lba"], x["errno"])
+              for x in j["error_log"][:8]) or "none"))
+bad = []
+for k, v in e.items():
+    if k != "total" and v != want.get(k, 0):
+        bad.append("%s %d, expected %d" % (k, v, want.get(k, 0)))
+for k in want:
+    if k not in e:
+        bad.append("no class %s" % k)
+if e["total"] != sum(want.values()):
+    bad.append("total %d, expected %d" % (e["total"], sum(want.values())))
+logged = {}
+for x in j["error_log"]:
+    logged[x["class"]] = logged.get(x["class"], 0) + 1
+if j["error_log_dropped"] == 0 and logged != {k: v for k, v in want.items() if v}:
+    bad.append("error log classes %s" % logged)
+if bad:
+    print("; ".join(bad))
+    sys.exit(1)
+PY
+) || { printf '%s\n' "$out" | grep '^#'; fail "error classes: $(printf '%s\n' "$out" | grep -v '^#')"; }
+	printf '%s\n' "$out"
+}
+
 # disk_transport DEV: usb-storage or uas (the driver of the USB interface
 # the SCSI disk hangs off), or nothing for any other disk.
 disk_transport() {
