@@ -81,19 +81,65 @@ _run_cleanups() {
 _bf_pid=$BASHPID
 trap _run_cleanups EXIT
 
-# The kernel's YNL CLI and blkfloor's YNL spec, or empty: in a checkout
-# from make ksrc and Documentation/, in a kernel tree from tools/net/ynl and
-# its Documentation/.
-BLKFLOOR_YNL= BLKFLOOR_SPEC=
-for _f in "${BLKFLOOR_TOP:+$BLKFLOOR_TOP/build/ksrc/tools/net/ynl/cli.py}" \
-	  "$BLKFLOOR_SELFTESTS/../../../../../net/ynl/cli.py"; do
-	[ -n "$_f" ] && [ -f "$_f" ] && { BLKFLOOR_YNL=$_f; break; }
-done
-for _f in "${BLKFLOOR_TOP:+$BLKFLOOR_TOP/Documentation/netlink/specs/blkfloor.yaml}" \
-	  "$BLKFLOOR_SELFTESTS/../../../../../../Documentation/netlink/specs/blkfloor.yaml"; do
-	[ -n "$_f" ] && [ -f "$_f" ] && { BLKFLOOR_SPEC=$_f; break; }
-done
+# The kernel's YNL CLI (BLKFLOOR_YNL), blkfloor's YNL spec (BLKFLOOR_SPEC)
+# and the genetlink-legacy schema (BLKFLOOR_YNL_SCHEMA, optional), each
+# found once here for every test, or empty. Looked for, in order: what the
+# environment names; in a checkout, make ksrc's tools/net/ynl and
+# Documentation/; in an installed suite, the copies make install puts next
+# to lib.sh (ynl/, blkfloor.yaml, genetlink-legacy.yaml); in a kernel
+# tree (tools/testing/selftests/drivers/block/blkfloor/), its own
+# tools/net/ynl and Documentation/; and a ynl command in PATH (the kernel's
+# tools/net/ynl installs one). The CLI is cli.py (6.12) or pyynl/cli.py
+# (6.14 and later). Call it through bf_ynl.
+_bf_ynl_find() {
+	local d f
+	for d in "$@"; do
+		for f in "$d/cli.py" "$d/pyynl/cli.py"; do
+			[ -f "$f" ] && { echo "$f"; return 0; }
+		done
+	done
+	command -v ynl
+}
+_bf_first_file() {
+	local f
+	for f in "$@"; do
+		[ -n "$f" ] && [ -f "$f" ] && { echo "$f"; return 0; }
+	done
+	return 0
+}
+_bf_ktree=$BLKFLOOR_SELFTESTS/../../../../../..
+BLKFLOOR_YNL=${BLKFLOOR_YNL:-$(_bf_ynl_find \
+	${BLKFLOOR_TOP:+"$BLKFLOOR_TOP/build/ksrc/tools/net/ynl"} \
+	"$BLKFLOOR_SELFTESTS/ynl" "$_bf_ktree/tools/net/ynl")}
+BLKFLOOR_SPEC=${BLKFLOOR_SPEC:-$(_bf_first_file \
+	"${BLKFLOOR_TOP:+$BLKFLOOR_TOP/Documentation/netlink/specs/blkfloor.yaml}" \
+	"$BLKFLOOR_SELFTESTS/blkfloor.yaml" \
+	"$_bf_ktree/Documentation/netlink/specs/blkfloor.yaml")}
+BLKFLOOR_YNL_SCHEMA=${BLKFLOOR_YNL_SCHEMA:-$(_bf_first_file \
+	"${BLKFLOOR_TOP:+$BLKFLOOR_TOP/build/ksrc/Documentation/netlink/genetlink-legacy.yaml}" \
+	"$BLKFLOOR_SELFTESTS/genetlink-legacy.yaml" \
+	"$_bf_ktree/Documentation/netlink/genetlink-legacy.yaml")}
 [ -n "$BLKFLOOR_SPEC" ] || BLKFLOOR_YNL=
+export BLKFLOOR_YNL BLKFLOOR_SPEC BLKFLOOR_YNL_SCHEMA
+# bf_ynl ARGS...: the YNL CLI on blkfloor's spec, e.g. bf_ynl --do
+# info-get --output-json; BF_YNL_CMD is the same as an array, for running
+# it through another command (setpriv). Without the schema check, which
+# costs a TCG guest seconds a call; with BF_YNL_SCHEMA=1 (set before
+# sourcing lib.sh), the spec is checked against the schema too.
+BF_YNL_CMD=()
+if [ -n "$BLKFLOOR_YNL" ]; then
+	case $BLKFLOOR_YNL in *.py) BF_YNL_CMD=(python3) ;; esac
+	BF_YNL_CMD+=("$BLKFLOOR_YNL" --spec "$BLKFLOOR_SPEC")
+	if [ "${BF_YNL_SCHEMA:-0}" = 1 ] && [ -n "$BLKFLOOR_YNL_SCHEMA" ]; then
+		BF_YNL_CMD+=(--schema "$BLKFLOOR_YNL_SCHEMA")
+	else
+		BF_YNL_CMD+=(--no-schema)
+	fi
+fi
+bf_ynl() {
+	[ -n "$BLKFLOOR_YNL" ] || fail "bf_ynl: no ynl (call have_ynl first)"
+	"${BF_YNL_CMD[@]}" "$@"
+}
 # have_ynl WHAT: true when the YNL CLI is there; else WHAT is not run: a
 # failure in the rig (make check extracts it), a diagnostic elsewhere.
 have_ynl() {

@@ -9,11 +9,12 @@
 # that add up to the run's bytes.) Run as root in a
 # guest with blkfloor loaded (or $BLKFLOOR_KO to insmod) and null_blk.
 # KTAP output; exit 4 when something needed is missing.
+# lib.sh (next to this script when installed, one directory up in a
+# checkout) finds the YNL CLI, the spec and the schema, as for every test.
+here=$(dirname "$0")
+BF_YNL_SCHEMA=1
+if [ -f "$here/lib.sh" ]; then . "$here/lib.sh"; else . "$here/../lib.sh"; fi
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-ynl="python3 $top/build/ksrc/tools/net/ynl/cli.py"
-spec=$top/Documentation/netlink/specs/blkfloor.yaml
-schema=$top/build/ksrc/Documentation/netlink/genetlink-legacy.yaml
 dev=/dev/nullb0
 n=0
 fail=0
@@ -28,7 +29,8 @@ skip_all() {
 }
 
 [ "$(id -u)" = 0 ] || skip_all "needs root"
-[ -f "$top/build/ksrc/tools/net/ynl/cli.py" ] || skip_all "no build/ksrc (make ksrc)"
+[ -n "$BLKFLOOR_YNL" ] || skip_all "no ynl: tools/net/ynl and the blkfloor spec (make ksrc in a checkout)"
+[ -n "$BLKFLOOR_YNL_SCHEMA" ] || skip_all "no genetlink-legacy.yaml schema to check the spec against"
 if ! grep -q '^blkfloor ' /proc/modules; then
 	if [ -n "${BLKFLOOR_KO:-}" ]; then
 		modprobe libcrc32c 2>/dev/null
@@ -41,7 +43,7 @@ fi
 for _ in $(seq 50); do [ -b $dev ] && break; sleep 0.1; done
 [ -b $dev ] || skip_all "no $dev"
 
-y() { $ynl --spec "$spec" --schema "$schema" --output-json "$@"; }
+y() { bf_ynl --output-json "$@"; }
 
 # check NAME PYTHON-EXPR-ON-r COMMAND...: run, parse JSON as r, assert.
 check() {
