@@ -127,6 +127,9 @@ suite "static checks" scripts/static-checks.sh
 suite "docs" scripts/check-docs.sh
 suite "install" scripts/test-install.sh
 suite "kselftest target" scripts/test-kselftest.sh
+# selftests/config holds what the tests say they need; a missing option fails
+suite "selftests config" python3 scripts/config-check.py
+suite "selftests config check" python3 scripts/config-check.py --self-test
 suite "spec schema and structs" python3 selftests/kmod/spec_check.py
 # The blind evaluation set (classification.rst): its score is printed,
 # never judged; it fails only if the classifier cannot be run on it or the
