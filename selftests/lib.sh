@@ -281,6 +281,7 @@ runs_running() {
 	"$BLKFLOOR" list --json | python3 -S -c 'import json,sys; print(sum(r["state"] in ("running", "stopping") for r in json.load(sys.stdin)))'
 }
 
+# config: CONFIG_BLK_DEV_NULL_BLK CONFIG_CONFIGFS_FS
 # null_blk through configfs, as blktests' _configure_null_blk does:
 # nullb_create NAME key=value... makes /dev/NAME, removed at exit. Call it
 # directly (not in $(...)): it registers its cleanup in this shell.
@@ -310,6 +311,7 @@ nullb_destroy() {
 	rmdir "/sys/kernel/config/nullb/$1"
 }
 
+# config: CONFIG_SCSI_DEBUG CONFIG_BLK_DEV_SD
 # sdebug_create PARAM=VALUE...: a fresh scsi_debug disk with these
 # module parameters (any loaded scsi_debug is unloaded first), its node in
 # SDEBUG_DEV (/dev/sdX) and its SCSI device in SDEBUG_SYS; unloaded at exit.
@@ -336,6 +338,7 @@ _sdebug_find() {
 	return 1
 }
 
+# config: CONFIG_BLK_DEV_DM
 # dm_node NAME: /dev/dm-N of the device-mapper device NAME (no udev in the
 # rig: no /dev/mapper links), once its node exists.
 dm_node() {
@@ -399,6 +402,7 @@ disk_transport() {
 	case $drv in usb-storage|uas) echo "$drv" ;; esac
 }
 
+# config: CONFIG_BLK_DEV_SD CONFIG_USB_XHCI_HCD CONFIG_USB_XHCI_PCI CONFIG_USB_STORAGE CONFIG_USB_UAS
 # rig_disk usb|uas [N]: /dev/sdX of the Nth emulated disk of that transport
 # (by USB port order), or nothing. Only inside the QEMU rig: outside it,
 # a USB disk on this machine is somebody's data.
