@@ -15,7 +15,7 @@ here=$(dirname "$0")
 BF_YNL_SCHEMA=1
 if [ -f "$here/lib.sh" ]; then . "$here/lib.sh"; else . "$here/../lib.sh"; fi
 set -u
-dev=/dev/nullb0
+dev=/dev/nb_ynl
 n=0
 fail=0
 
@@ -39,9 +39,9 @@ if ! grep -q '^blkfloor ' /proc/modules; then
 		modprobe blkfloor || skip_all "no blkfloor module"
 	fi
 fi
-[ -b $dev ] || modprobe null_blk nr_devices=1 || skip_all "no null_blk"
-for _ in $(seq 50); do [ -b $dev ] && break; sleep 0.1; done
-[ -b $dev ] || skip_all "no $dev"
+# A null_blk of its own (lib.sh), not nullb0: a test that ran before
+# may have loaded null_blk with nr_devices=0, and modprobe then makes none.
+nullb_create nb_ynl memory_backed=0 size=1024
 
 y() { bf_ynl --output-json "$@"; }
 
@@ -65,7 +65,7 @@ echo "1..8"
 ver=$(cat /sys/module/blkfloor/version)
 check info_get 'r["version"] == "'"$ver"'"' y --do info-get
 size=$(( $(cat /sys/block/${dev#/dev/}/size) * 512 ))
-check dev_caps 'r["caps"]["size"] == '"$size"' and r["caps"]["logical-bs"] >= 512 and r["caps"]["disk-name"] == "nullb0"' \
+check dev_caps 'r["caps"]["size"] == '"$size"' and r["caps"]["logical-bs"] >= 512 and r["caps"]["disk-name"] == "nb_ynl"' \
 	y --do dev-caps --json "{\"dev-path\": \"$dev\"}"
 # A destructive run without the flag: refused, with the extack message.
 n=$((n + 1))
