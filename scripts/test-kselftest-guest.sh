@@ -25,7 +25,7 @@ col=drivers/block/blkfloor
 # run-guest.sh: model/009's USB relink leaves the BOT disk not as cli/005
 # expects it. To fix in model/009's cleanup; fault/027 stands in, an
 # installed helper, nlop, included.)
-default_tests=(basic/001 abi/001 cli/001 fault/027 run/003)
+default_tests=(basic/001 abi/001 cli/001 fault/027 run/003 run/006)
 # ksft_command TEST...: the guest's shell command.
 ksft_command() {
 	local args=() t

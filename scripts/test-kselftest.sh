@@ -35,7 +35,7 @@ inst=$out/install
 target=drivers/block/blkfloor
 
 echo "KTAP version 1"
-echo "1..9"
+echo "1..10"
 n=0 rc=0
 result() { # status description
 	n=$((n + 1))
@@ -48,9 +48,13 @@ bad=0
 	{ diag "no kselftest framework in build/ksrc (make ksrc)"; bad=1; }
 if [ $bad = 0 ]; then
 	rm -rf "$out"
-	mkdir -p "$tree/tools/testing" "$tree/scripts" "$tree/include/uapi/linux" \
-		"$tree/usr/include/linux" "$tree/Documentation/netlink/specs"
+	mkdir -p "$tree/tools/testing" "$tree/tools/net" "$tree/scripts" \
+		"$tree/include/uapi/linux" "$tree/usr/include/linux" \
+		"$tree/Documentation/netlink/specs"
 	cp -a "$ksft" "$tree/tools/testing/" &&
+	cp -a "$top/build/ksrc/tools/net/ynl" "$tree/tools/net/" &&
+	cp -a "$top/build/ksrc/Documentation/netlink/genetlink-legacy.yaml" \
+		"$tree/Documentation/netlink/" &&
 	cp -a "$top/build/ksrc/scripts/subarch.include" "$tree/scripts/" &&
 	cp -a include/uapi/linux/blkfloor*.h "$tree/include/uapi/linux/" &&
 	cp -a include/uapi/linux/blkfloor*.h "$tree/usr/include/linux/" &&
@@ -112,6 +116,29 @@ diag "$o"
 [ "$o" = "selftests=$moved/suite top= abi_test=$moved/suite/abi_test" ] || bad=1
 rm -rf "$moved"
 result $bad "an installed copy moved elsewhere finds lib.sh and its helpers in itself"
+
+# One ynl lookup (lib.sh) for every test: the YNL CLI, the spec and the
+# schema are found in a checkout (make ksrc), in the kernel tree and in
+# the installed copy, moved elsewhere; bf_ynl starts (its --help: the
+# family itself needs the module).
+bad=0
+moved=$(mktemp -d)
+cp -a "$inst/$target" "$moved/suite"
+for d in "$top/selftests" "$tree/tools/testing/selftests/$target" "$moved/suite"; do
+	o=$(cd / && env -i PATH=/usr/bin:/bin bash -c '
+		. "$1/lib.sh"
+		echo "ynl=$BLKFLOOR_YNL spec=$BLKFLOOR_SPEC schema=$BLKFLOOR_YNL_SCHEMA"
+		[ -n "$BLKFLOOR_YNL" ] && [ -n "$BLKFLOOR_YNL_SCHEMA" ] &&
+			grep -q "^name: blkfloor" "$BLKFLOOR_SPEC" &&
+			bf_ynl --help | grep -q -- --dump' _ "$d" 2>&1) ||
+		{ diag "$d: no ynl: $o"; bad=1; continue; }
+	case $o in
+	*"ynl=$top/build/ksrc/"*|*"ynl=$d/"*) diag "$d: $o" ;;
+	*) diag "$d: ynl from elsewhere: $o"; bad=1 ;;
+	esac
+done
+rm -rf "$moved"
+result $bad "lib.sh finds the YNL CLI, spec and schema in a checkout, a kernel tree and an installed copy"
 # Standalone, from inside another make. The copy sits in a scratch
 # checkout whose kmod/Kbuild marks it standalone; its TOP has the uapi
 # header and build/ksrc. A program outside the copy would be written at

@@ -98,19 +98,65 @@ _run_cleanups() {
 _bf_pid=$BASHPID
 trap _run_cleanups EXIT
 
-# The kernel's YNL CLI and blkfloor's YNL spec, or empty: in a checkout
-# from make ksrc and Documentation/, in a kernel tree from tools/net/ynl and
-# its Documentation/.
-BLKFLOOR_YNL= BLKFLOOR_SPEC=
-for _f in "${BLKFLOOR_TOP:+$BLKFLOOR_TOP/build/ksrc/tools/net/ynl/cli.py}" \
-	  "$BLKFLOOR_SELFTESTS/../../../../../net/ynl/cli.py"; do
-	[ -n "$_f" ] && [ -f "$_f" ] && { BLKFLOOR_YNL=$_f; break; }
-done
-for _f in "${BLKFLOOR_TOP:+$BLKFLOOR_TOP/Documentation/netlink/specs/blkfloor.yaml}" \
-	  "$BLKFLOOR_SELFTESTS/../../../../../../Documentation/netlink/specs/blkfloor.yaml"; do
-	[ -n "$_f" ] && [ -f "$_f" ] && { BLKFLOOR_SPEC=$_f; break; }
-done
+# The kernel's YNL CLI (BLKFLOOR_YNL), blkfloor's YNL spec (BLKFLOOR_SPEC)
+# and the genetlink-legacy schema (BLKFLOOR_YNL_SCHEMA, optional), each
+# found once here for every test, or empty. Looked for, in order: what the
+# environment names; in a checkout, make ksrc's tools/net/ynl and
+# Documentation/; in an installed suite, the copies make install puts next
+# to lib.sh (ynl/, blkfloor.yaml, genetlink-legacy.yaml); in a kernel
+# tree (tools/testing/selftests/drivers/block/blkfloor/), its own
+# tools/net/ynl and Documentation/; and a ynl command in PATH (the kernel's
+# tools/net/ynl installs one). The CLI is cli.py (6.12) or pyynl/cli.py
+# (6.14 and later). Call it through bf_ynl.
+_bf_ynl_find() {
+	local d f
+	for d in "$@"; do
+		for f in "$d/cli.py" "$d/pyynl/cli.py"; do
+			[ -f "$f" ] && { echo "$f"; return 0; }
+		done
+	done
+	command -v ynl
+}
+_bf_first_file() {
+	local f
+	for f in "$@"; do
+		[ -n "$f" ] && [ -f "$f" ] && { echo "$f"; return 0; }
+	done
+	return 0
+}
+_bf_ktree=$BLKFLOOR_SELFTESTS/../../../../../..
+BLKFLOOR_YNL=${BLKFLOOR_YNL:-$(_bf_ynl_find \
+	${BLKFLOOR_TOP:+"$BLKFLOOR_TOP/build/ksrc/tools/net/ynl"} \
+	"$BLKFLOOR_SELFTESTS/ynl" "$_bf_ktree/tools/net/ynl")}
+BLKFLOOR_SPEC=${BLKFLOOR_SPEC:-$(_bf_first_file \
+	"${BLKFLOOR_TOP:+$BLKFLOOR_TOP/Documentation/netlink/specs/blkfloor.yaml}" \
+	"$BLKFLOOR_SELFTESTS/blkfloor.yaml" \
+	"$_bf_ktree/Documentation/netlink/specs/blkfloor.yaml")}
+BLKFLOOR_YNL_SCHEMA=${BLKFLOOR_YNL_SCHEMA:-$(_bf_first_file \
+	"${BLKFLOOR_TOP:+$BLKFLOOR_TOP/build/ksrc/Documentation/netlink/genetlink-legacy.yaml}" \
+	"$BLKFLOOR_SELFTESTS/genetlink-legacy.yaml" \
+	"$_bf_ktree/Documentation/netlink/genetlink-legacy.yaml")}
 [ -n "$BLKFLOOR_SPEC" ] || BLKFLOOR_YNL=
+export BLKFLOOR_YNL BLKFLOOR_SPEC BLKFLOOR_YNL_SCHEMA
+# bf_ynl ARGS...: the YNL CLI on blkfloor's spec, e.g. bf_ynl --do
+# info-get --output-json; BF_YNL_CMD is the same as an array, for running
+# it through another command (setpriv). Without the schema check, which
+# costs a TCG guest seconds a call; with BF_YNL_SCHEMA=1 (set before
+# sourcing lib.sh), the spec is checked against the schema too.
+BF_YNL_CMD=()
+if [ -n "$BLKFLOOR_YNL" ]; then
+	case $BLKFLOOR_YNL in *.py) BF_YNL_CMD=(python3) ;; esac
+	BF_YNL_CMD+=("$BLKFLOOR_YNL" --spec "$BLKFLOOR_SPEC")
+	if [ "${BF_YNL_SCHEMA:-0}" = 1 ] && [ -n "$BLKFLOOR_YNL_SCHEMA" ]; then
+		BF_YNL_CMD+=(--schema "$BLKFLOOR_YNL_SCHEMA")
+	else
+		BF_YNL_CMD+=(--no-schema)
+	fi
+fi
+bf_ynl() {
+	[ -n "$BLKFLOOR_YNL" ] || fail "bf_ynl: no ynl (call have_ynl first)"
+	"${BF_YNL_CMD[@]}" "$@"
+}
 # have_ynl WHAT: true when the YNL CLI is there; else WHAT is not run: a
 # failure in the rig (make check extracts it), a diagnostic elsewhere.
 have_ynl() {
@@ -252,6 +298,7 @@ runs_running() {
 	"$BLKFLOOR" list --json | python3 -S -c 'import json,sys; print(sum(r["state"] in ("running", "stopping") for r in json.load(sys.stdin)))'
 }
 
+# config: CONFIG_BLK_DEV_NULL_BLK CONFIG_CONFIGFS_FS
 # null_blk through configfs, as blktests' _configure_null_blk does:
 # nullb_create NAME key=value... makes /dev/NAME, removed at exit. Call it
 # directly (not in $(...)): it registers its cleanup in this shell.
@@ -279,6 +326,85 @@ udev_wait() {
 nullb_destroy() {
 	echo 0 > "/sys/kernel/config/nullb/$1/power"
 	rmdir "/sys/kernel/config/nullb/$1"
+}
+
+# config: CONFIG_SCSI_DEBUG CONFIG_BLK_DEV_SD
+# sdebug_create PARAM=VALUE...: a fresh scsi_debug disk with these
+# module parameters (any loaded scsi_debug is unloaded first), its node in
+# SDEBUG_DEV (/dev/sdX) and its SCSI device in SDEBUG_SYS; unloaded at exit.
+# Call it directly (not in $(...)): it registers its cleanup in this shell.
+sdebug_create() {
+	modprobe -r scsi_debug 2>/dev/null
+	[ -d /sys/module/scsi_debug ] && fail "scsi_debug is loaded and busy"
+	# (no udev in the rig: the disk driver is loaded by hand)
+	modprobe sd_mod 2>/dev/null
+	modprobe scsi_debug "$@" || rig_fault "scsi_debug is not available (modprobe scsi_debug $*)"
+	on_exit "modprobe -r scsi_debug"
+	wait_for 20 "the scsi_debug disk" _sdebug_up
+	SDEBUG_DEV=/dev/$(_sdebug_find)
+	SDEBUG_SYS=/sys/block/${SDEBUG_DEV#/dev/}/device
+	diag "scsi_debug $*: $SDEBUG_DEV"
+}
+_sdebug_up() { _sdebug_find > /dev/null; }
+_sdebug_find() {
+	local d
+	for d in /sys/block/sd*; do
+		[ "$(tr -d ' ' < "$d/device/model" 2>/dev/null)" = scsi_debug ] &&
+			[ -b "/dev/${d##*/}" ] && { echo "${d##*/}"; return 0; }
+	done
+	return 1
+}
+
+# config: CONFIG_BLK_DEV_DM
+# dm_node NAME: /dev/dm-N of the device-mapper device NAME (no udev in the
+# rig: no /dev/mapper links), once its node exists.
+dm_node() {
+	local d
+	for d in /sys/block/dm-*; do
+		[ "$(cat "$d/dm/name" 2>/dev/null)" = "$1" ] || continue
+		udev_wait "/dev/${d##*/}"
+		echo "/dev/${d##*/}"
+		return 0
+	done
+	fail "no dm device named $1"
+}
+
+# expect_errors JSON CLASS=N...: the run summary JSON (blkfloor run --json)
+# counted exactly N errors of each CLASS named, none of any other class,
+# and a total that is their sum; every error it logged carries one of the
+# classes named, as many per class as were counted (when none was dropped).
+expect_errors() {
+	local json=$1 out
+	shift
+	out=$(python3 -S - "$json" "$@" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+want = {k: int(v) for k, v in (a.split("=") for a in sys.argv[2:])}
+e = j["errors"]
+print("# errors: %s; logged: %s" % (
+    ", ".join("%s %d" % (k, v) for k, v in e.items() if v) or "none",
+    ", ".join("%s lba %d errno %d" % (x["class"], x["lba"], x["errno"])
+              for x in j["error_log"][:8]) or "none"))
+bad = []
+for k, v in e.items():
+    if k != "total" and v != want.get(k, 0):
+        bad.append("%s %d, expected %d" % (k, v, want.get(k, 0)))
+for k in want:
+    if k not in e:
+        bad.append("no class %s" % k)
+if e["total"] != sum(want.values()):
+    bad.append("total %d, expected %d" % (e["total"], sum(want.values())))
+logged = {}
+for x in j["error_log"]:
+    logged[x["class"]] = logged.get(x["class"], 0) + 1
+if j["error_log_dropped"] == 0 and logged != {k: v for k, v in want.items() if v}:
+    bad.append("error log classes %s" % logged)
+if bad:
+    print("; ".join(bad))
+    sys.exit(1)
+PY
+) || { printf '%s\n' "$out" | grep '^#'; fail "error classes: $(printf '%s\n' "$out" | grep -v '^#')"; }
+	printf '%s\n' "$out"
 }
 
 # disk_transport DEV: usb-storage or uas (the driver of the USB interface
@@ -420,6 +546,7 @@ usb_gadget_remove() {
 	rmdir "$g/configs/c.1" "$g/functions/mass_storage.0" "$g/strings/0x409" "$g"
 }
 
+# config: CONFIG_BLK_DEV_SD CONFIG_USB_XHCI_HCD CONFIG_USB_XHCI_PCI CONFIG_USB_STORAGE CONFIG_USB_UAS
 # rig_disk usb|uas [N]: /dev/sdX of the Nth emulated disk of that transport
 # (by USB port order), or nothing. Only inside the QEMU rig: outside it,
 # a USB disk on this machine is somebody's data.

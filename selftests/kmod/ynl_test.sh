@@ -9,12 +9,13 @@
 # that add up to the run's bytes.) Run as root in a
 # guest with blkfloor loaded (or $BLKFLOOR_KO to insmod) and null_blk.
 # KTAP output; exit 4 when something needed is missing.
+# lib.sh (next to this script when installed, one directory up in a
+# checkout) finds the YNL CLI, the spec and the schema, as for every test.
+here=$(dirname "$0")
+BF_YNL_SCHEMA=1
+if [ -f "$here/lib.sh" ]; then . "$here/lib.sh"; else . "$here/../lib.sh"; fi
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-ynl="python3 $top/build/ksrc/tools/net/ynl/cli.py"
-spec=$top/Documentation/netlink/specs/blkfloor.yaml
-schema=$top/build/ksrc/Documentation/netlink/genetlink-legacy.yaml
-dev=/dev/nullb0
+dev=/dev/nb_ynl
 n=0
 fail=0
 
@@ -28,7 +29,8 @@ skip_all() {
 }
 
 [ "$(id -u)" = 0 ] || skip_all "needs root"
-[ -f "$top/build/ksrc/tools/net/ynl/cli.py" ] || skip_all "no build/ksrc (make ksrc)"
+[ -n "$BLKFLOOR_YNL" ] || skip_all "no ynl: tools/net/ynl and the blkfloor spec (make ksrc in a checkout)"
+[ -n "$BLKFLOOR_YNL_SCHEMA" ] || skip_all "no genetlink-legacy.yaml schema to check the spec against"
 if ! grep -q '^blkfloor ' /proc/modules; then
 	if [ -n "${BLKFLOOR_KO:-}" ]; then
 		modprobe libcrc32c 2>/dev/null
@@ -37,11 +39,11 @@ if ! grep -q '^blkfloor ' /proc/modules; then
 		modprobe blkfloor || skip_all "no blkfloor module"
 	fi
 fi
-[ -b $dev ] || modprobe null_blk nr_devices=1 || skip_all "no null_blk"
-for _ in $(seq 50); do [ -b $dev ] && break; sleep 0.1; done
-[ -b $dev ] || skip_all "no $dev"
+# A null_blk of its own (lib.sh), not nullb0: a test that ran before
+# may have loaded null_blk with nr_devices=0, and modprobe then makes none.
+nullb_create nb_ynl memory_backed=0 size=1024
 
-y() { $ynl --spec "$spec" --schema "$schema" --output-json "$@"; }
+y() { bf_ynl --output-json "$@"; }
 
 # check NAME PYTHON-EXPR-ON-r COMMAND...: run, parse JSON as r, assert.
 check() {
@@ -63,7 +65,7 @@ echo "1..8"
 ver=$(cat /sys/module/blkfloor/version)
 check info_get 'r["version"] == "'"$ver"'"' y --do info-get
 size=$(( $(cat /sys/block/${dev#/dev/}/size) * 512 ))
-check dev_caps 'r["caps"]["size"] == '"$size"' and r["caps"]["logical-bs"] >= 512 and r["caps"]["disk-name"] == "nullb0"' \
+check dev_caps 'r["caps"]["size"] == '"$size"' and r["caps"]["logical-bs"] >= 512 and r["caps"]["disk-name"] == "nb_ynl"' \
 	y --do dev-caps --json "{\"dev-path\": \"$dev\"}"
 # A destructive run without the flag: refused, with the extack message.
 n=$((n + 1))
