@@ -479,6 +479,7 @@ _gadget_fault() {
 # exit. Call it directly, not in $(...): it registers its cleanup in this
 # shell. BLKFLOOR_GADGET_SIZE is the disk's size (default 256M); its
 # memory is used only as it is written.
+# config: CONFIG_USB_GADGET CONFIG_USB_DUMMY_HCD CONFIG_USB_LIBCOMPOSITE CONFIG_USB_CONFIGFS CONFIG_USB_CONFIGFS_MASS_STORAGE CONFIG_USB_STORAGE CONFIG_BLK_DEV_SD CONFIG_TMPFS
 usb_gadget_prepare() {
 	local g=$BLKFLOOR_GADGET size=${BLKFLOOR_GADGET_SIZE:-256M} m dir loaded=()
 	usb_gadget_wanted || return 0
