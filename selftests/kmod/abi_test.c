@@ -406,6 +406,14 @@ static int bf_stop(struct bf_nl *nl, uint32_t id)
 	return ret;
 }
 
+static double bf_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /*
  * The state run @id ends in: RUN_STOP answers at once, in STOPPING while
  * the run drains; poll RUN_GET until it has ended (10 s at most).
@@ -1597,8 +1605,15 @@ TEST_F(bf, device_removal_fails_run)
 	bf_put_u64(&self->m, BLKFLOOR_A_MAX_TIME_NS, 60ULL * 1000000000ULL);
 	ASSERT_EQ(0, bf_xfer(&self->nl, &self->m, self->ack, NULL, NULL));
 	id = bf_reply_run_id(self->ack);
-	usleep(200000);
-	/* Unplug: null_blk deletes the disk under the running run. */
+	ASSERT_NE(0, id);
+	/* Unplug once the run has moved data: null_blk deletes the disk. */
+	for (int i = 0; i < 500; i++) {
+		uint64_t bytes = 0;
+
+		if (bf_run_state(&self->nl, id, &bytes) < 0 || bytes)
+			break;
+		usleep(20000);
+	}
 	snprintf(cmd, sizeof(cmd),
 		 "echo 0 > /sys/kernel/config/nullb/blkfloor_rm/power");
 	ASSERT_EQ(0, system(cmd));
@@ -1622,21 +1637,14 @@ TEST_F(bf, device_removal_fails_run)
 	bf_nullb_cfg_rm("blkfloor_rm");
 }
 
-/* Keep last: unloads the module with a run in flight. */
-static double bf_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /*
  * A RUN_STOP answers at once, whatever the device: null_blk completes
  * each bio after 5 s, and the reply comes while the run's bios are still
- * out (state STOPPING); the run ends, STOPPED, once they complete. No
- * genetlink request waits meanwhile: nlctrl's GETFAMILY, which takes the
- * genetlink mutex, and this family's RUN_GET of the very run.
+ * out (state STOPPING: a handler that waited for them would answer
+ * STOPPED); the run ends, STOPPED, once they complete. No genetlink
+ * request waits meanwhile: nlctrl's GETFAMILY, which takes the genetlink
+ * mutex, and this family's RUN_GET of the very run. The times are only
+ * printed: the states prove the order.
  */
 TEST_F(bf, stop_answers_while_draining)
 {
@@ -1657,7 +1665,11 @@ TEST_F(bf, stop_answers_while_draining)
 	ASSERT_EQ(0, bf_xfer(&self->nl, &self->m, self->ack, NULL, NULL));
 	id = bf_reply_run_id(self->ack);
 	ASSERT_NE(0, id);
-	usleep(200000);		/* the kthread has its 4 bios out */
+	/*
+	 * RUN_START returned once the device was open (after the new disk's
+	 * partition scan, 5 s a read); its reads are out right after.
+	 */
+	usleep(200000);
 
 	t0 = bf_now();
 	bf_req(&self->nl, &self->m, BLKFLOOR_CMD_RUN_STOP, 0);
@@ -1671,7 +1683,6 @@ TEST_F(bf, stop_answers_while_draining)
 		ASSERT_NE(NULL, a);
 		EXPECT_EQ(BLKFLOOR_STATE_STOPPING, bf_u32(a));
 	}
-	EXPECT_GT(2.0, t_stop) TH_LOG("RUN_STOP waited %.2f s for the device", t_stop);
 
 	bf_msg_init(&self->m, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY, 1);
 	bf_put_str(&self->m, CTRL_ATTR_FAMILY_NAME, BLKFLOOR_FAMILY_NAME);
@@ -1679,7 +1690,10 @@ TEST_F(bf, stop_answers_while_draining)
 	t_ctrl = bf_now() - t0;
 	EXPECT_EQ(BLKFLOOR_STATE_STOPPING, bf_run_state(&self->nl, id, NULL));
 
-	state = bf_wait_end(&self->nl, id);
+	do {
+		state = bf_run_state(&self->nl, id, NULL);
+		usleep(10000);
+	} while (state == BLKFLOOR_STATE_STOPPING && bf_now() - t0 < 60);
 	t_end = bf_now() - t0;
 	EXPECT_EQ(BLKFLOOR_STATE_STOPPED, state);
 	EXPECT_LT(t_stop, t_end);
@@ -1689,6 +1703,8 @@ TEST_F(bf, stop_answers_while_draining)
 }
 
 /*
+ * Keep last: unloads the module.
+ *
  * A run that has not ended holds the module: rmmod is refused ("in use")
  * at once, and goes through once the run has been stopped and drained.
  */
