@@ -116,7 +116,7 @@ nops=$(python3 -c 'import sys,yaml; print(len(yaml.safe_load(open(sys.argv[1]))[
 ncmds=$(printf '%s\n' "$commands" | grep -c .)
 
 echo "KTAP version 1"
-echo "1..$(( 1 + ncmds + 3 + 1 ))"
+echo "1..$(( 1 + ncmds + 3 + 2 ))"
 n=0 rc=0
 result() { # ok? description
 	n=$((n + 1))
@@ -271,4 +271,17 @@ st=$?
 [ -z "$out" ] || st=1
 [ $st = 0 ] || diag "$out"
 result $st "user/blkfloor.8 renders without groff warnings"
+
+# ---- the man page names every option ---------------------------------------
+# The options of the shared table (user/opts.c) and every "--name" the
+# commands compare their arguments with.
+missing=
+for o in $({ sed -n 's/^[[:space:]]*{ "\([a-z][a-z0-9-]*\)", BF_O_.*/\1/p' user/opts.c
+	     grep -ho '"--[a-z][a-z0-9-]*"' user/*.c | tr -d '"' | sed 's/^--//'; } |
+	   sort -u); do
+	grep -qF -- "\\-\\-$(printf '%s' "$o" | sed 's/-/\\-/g')" user/blkfloor.8 ||
+		missing="$missing --$o"
+done
+[ -z "$missing" ] || diag "not in user/blkfloor.8:$missing"
+result "$([ -z "$missing" ] && echo 0 || echo 1)" "user/blkfloor.8 documents every option of the CLI"
 exit $rc
