@@ -68,6 +68,27 @@ static void window_check(struct bf_steady *st)
 	st->excursion = m > 0 ? fabs(slope) * (n - 1) / m : INFINITY;
 }
 
+/*
+ * The level that holds is a recovery, not the floor: it came after a step
+ * up (a drive that cooled, a cache that refilled), or, when the low level
+ * lasted less than a round and no step up was seen, it is well above the
+ * rate measured right after the last step. Returns the rate it recovered
+ * from, or 0. See steady.h.
+ */
+double bf_steady_recovered_from(const struct bf_steady *st)
+{
+	const struct bf_steady_step *last;
+
+	if (!st->nsteps)
+		return 0;
+	last = &st->steps[st->nsteps - 1];
+	if (last->ratio < 1)
+		return st->level_mbps * last->ratio;
+	if (st->level_mbps > st->cfg.step_ratio * last->after_mbps)
+		return last->after_mbps;
+	return 0;
+}
+
 static void push_round(struct bf_steady *st, double mbps)
 {
 	if (st->nwin == st->cfg.rounds) {
@@ -91,6 +112,7 @@ static void step(struct bf_steady *st, double level)
 		s->bytes = st->dev_bytes;
 		s->time_s = st->dev_time;
 		s->ratio = level / after;
+		s->after_mbps = after;
 	}
 	st->nchanges++;
 	if (level > after && !st->has_down) {
@@ -194,7 +216,8 @@ void bf_steady_status(const struct bf_steady *st, char *buf, size_t len)
 
 	if (st->holds) {
 		bf_fmt_mbps(a, sizeof(a), st->level_mbps);
-		snprintf(buf, len, "floor holds at %s MB/s", a);
+		snprintf(buf, len, "%s holds at %s MB/s",
+			 bf_steady_recovered_from(st) > 0 ? "recovered level" : "floor", a);
 		return;
 	}
 	if (!st->has_down) {
@@ -223,6 +246,21 @@ void bf_steady_said(const struct bf_steady *st, double region, char *buf,
 		snprintf(of, sizeof(of), " of %s", tot);
 	}
 	bf_fmt_si_bytes(tot, sizeof(tot), st->bytes);
+	if (st->holds && bf_steady_recovered_from(st) > 0) {
+		char low[32];
+
+		/* what held is a recovery: the floor came before it */
+		bf_fmt_si_bytes(past, sizeof(past), st->bytes - last->bytes);
+		bf_fmt_si_bytes(at, sizeof(at), last->bytes);
+		bf_fmt_mbps(lvl, sizeof(lvl), st->level_mbps);
+		bf_fmt_mbps(low, sizeof(low), bf_steady_recovered_from(st));
+		snprintf(buf, len,
+			 "stopped %s past a step %s at %s%s: the rate recovered from %s to %s MB/s and held for %u rounds (range %.0f %%, trend %.0f %%); the floor is the level before it; a drive may fall again when it heats up or its free space runs out; `--until full` writes it all",
+			 past, last->ratio < 1 ? "up" : "down and up", at, of,
+			 low, lvl, st->nwin, 100 * st->range,
+			 100 * st->excursion);
+		return;
+	}
 	if (st->holds && last) {
 		bf_fmt_si_bytes(past, sizeof(past), st->bytes - last->bytes);
 		bf_fmt_si_bytes(at, sizeof(at), last->bytes);

@@ -41,6 +41,7 @@ struct bf_steady_step {
 	double bytes;		/* bytes written before it */
 	double time_s;		/* seconds from the start */
 	double ratio;		/* level before / after (> 1: down) */
+	double after_mbps;	/* the rate measured right after it */
 };
 
 struct bf_steady {
@@ -81,6 +82,12 @@ void bf_steady_init(struct bf_steady *st, const struct bf_steady_cfg *cfg);
 bool bf_steady_add(struct bf_steady *st, double dt, double bytes);
 
 /* The rule's state in a few words, for the progress line. */
+/*
+ * When the level that holds is a recovery (after a step up, or well above
+ * the rate right after the last step), the rate it recovered from: the
+ * floor. Otherwise 0: the level that holds is the floor.
+ */
+double bf_steady_recovered_from(const struct bf_steady *st);
 void bf_steady_status(const struct bf_steady *st, char *buf, size_t len);
 
 /*

@@ -77,10 +77,17 @@ void bf_sustain_json(struct bf_json *j, const struct bf_sustain *s,
 				    (uint64_t)st->steps[st->nsteps - 1].bytes);
 		else
 			bf_json_null(j, "last_step_bytes");
-		if (st->holds)
+		if (st->holds && bf_steady_recovered_from(st) > 0) {
+			bf_json_double(j, "floor_MBps",
+				       bf_steady_recovered_from(st));
+			bf_json_double(j, "recovered_MBps", st->level_mbps);
+		} else if (st->holds) {
 			bf_json_double(j, "floor_MBps", st->level_mbps);
-		else
+			bf_json_null(j, "recovered_MBps");
+		} else {
 			bf_json_null(j, "floor_MBps");
+			bf_json_null(j, "recovered_MBps");
+		}
 	}
 	bf_json_str(j, "said", said);
 	bf_json_obj_close(j);

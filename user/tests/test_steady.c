@@ -72,6 +72,45 @@ TEST(cliff_stops_past_the_minimum)
 	EXPECT_NE(NULL, strstr(s, "--until full")) TH_LOG("%s", s);
 }
 
+/*
+ * A drive that throttles and recovers (fast, a step down, a step up): a
+ * level that holds after the step up is a recovery, not the floor, and the
+ * report and the progress say so, with the floor before it; whether the
+ * low level lasted a few rounds (a step up seen) or less than one.
+ */
+static void check_recovery(struct __test_metadata *_metadata,
+			   double low_bytes)
+{
+	const struct tier t[] = { { 13e9, 863 }, { low_bytes, 445 },
+				  { 1e15, 863 } };
+	struct bf_steady st;
+	char s[400];
+
+	bf_steady_init(&st, NULL);
+	drive(&st, t, 3, 0.01, 100e9, 3);
+	ASSERT_TRUE(st.holds);
+	EXPECT_LT(fabs(st.level_mbps - 863) / 863, 0.02);
+	bf_steady_said(&st, 100e9, s, sizeof(s));
+	EXPECT_EQ(NULL, strstr(s, "floor held")) TH_LOG("%s", s);
+	EXPECT_NE(NULL, strstr(s, "past a step ")) TH_LOG("%s", s);
+	EXPECT_NE(NULL, strstr(s, "recovered from 4")) TH_LOG("%s", s);
+	EXPECT_NE(NULL, strstr(s, "to 863 MB/s")) TH_LOG("%s", s);
+	bf_steady_status(&st, s, sizeof(s));
+	EXPECT_STREQ("recovered level holds at 863 MB/s", s);
+}
+
+/* The low level lasted less than a round: no step up was seen. */
+TEST(recovery_after_a_short_low_is_not_the_floor)
+{
+	check_recovery(_metadata, 4e9);
+}
+
+/* The low level lasted several rounds: a step up was seen. */
+TEST(recovery_after_a_long_low_is_not_the_floor)
+{
+	check_recovery(_metadata, 20e9);
+}
+
 /* Rounds are bytes, sized from the rate of the plateau they belong to. */
 TEST(rounds_sized_from_rate)
 {

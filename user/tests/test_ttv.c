@@ -65,6 +65,30 @@ TEST_F(ttv, same_verdict)
 }
 
 /* in at most a fifth of the time; a drive with no step writes on */
+/*
+ * The floor the stop reports (JSON floor_MBps) is the floor, within 15 %
+ * of the whole write's: not a level the drive recovered to; and none is
+ * claimed where none held.
+ */
+TEST_F(ttv, stop_reports_the_floor)
+{
+	const char *p = strstr(self->stop.json, "\"floor_MBps\":");
+	double floor;
+
+	if (!strstr(self->stop.json, "\"floor_held\":true")) {
+		/* no floor held: none is claimed */
+		EXPECT_NE(NULL, strstr(self->stop.json, "\"floor_MBps\":null"))
+			TH_LOG("%s", self->stop.json);
+		return;
+	}
+	ASSERT_NE(NULL, p) TH_LOG("%s", self->stop.json);
+	ASSERT_EQ(1, sscanf(p + strlen("\"floor_MBps\":"), "%lf", &floor))
+		TH_LOG("%s", self->stop.json);
+	EXPECT_LE(fabs(floor - self->full.floor_mbps),
+		  0.15 * self->full.floor_mbps)
+		TH_LOG("%s", self->stop.json);
+}
+
 TEST_F(ttv, time_to_verdict)
 {
 	const struct ttv_model *m = &ttv_models[variant->model];

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "json.h"
 #include "ttv.h"
 
 #define SEED	28
@@ -102,6 +103,21 @@ const struct ttv_model ttv_models[] = {
 
 const unsigned int ttv_nmodels = sizeof(ttv_models) / sizeof(ttv_models[0]);
 
+/* The stop object as sustain --json prints it, into @out->json. */
+static void ttv_json(const struct bf_sustain *sus, struct ttv_run *out)
+{
+	FILE *f = fmemopen(out->json, sizeof(out->json) - 1, "w");
+	struct bf_json j;
+
+	if (!f)
+		return;
+	bf_json_init(&j, f);
+	bf_json_obj_open(&j, NULL);
+	bf_sustain_json(&j, sus, out->said);
+	bf_json_obj_close(&j);
+	fclose(f);
+}
+
 int ttv_run(const struct ttv_model *m, enum bf_until until,
 	    struct ttv_run *out)
 {
@@ -119,6 +135,7 @@ int ttv_run(const struct ttv_model *m, enum bf_until until,
 		out->bytes = ser.s[ser.n - 1].bytes;
 		out->secs = ser.s[ser.n - 1].t;
 		bf_sustain_said(&sus, out->bytes, out->said, sizeof(out->said));
+		ttv_json(&sus, out);
 		ret = bf_classify(ser.s, ser.n, &r);
 	} else if (!ret) {
 		ret = -EINVAL;

@@ -27,6 +27,7 @@ struct ttv_run {
 	enum bf_class class;
 	double floor_mbps, bytes, secs;
 	char said[400];
+	char json[600];		/* the stop object sustain --json prints */
 };
 
 extern const struct ttv_model ttv_models[];
