@@ -581,6 +581,34 @@ static void files(FILE *f, const char *side, struct run *const *runs, size_t n)
 	fputc('\n', f);
 }
 
+/*
+ * " at 3.3, 7.7, 11.8 s": when the first events of @kind came (events
+ * within the same tenth of a second, such as the aborts of one error
+ * handling, once), or nothing.
+ */
+static void event_times(FILE *f, const struct bf_runsum *rs, const char *kind)
+{
+	size_t i, shown = 0;
+	bool more = false;
+	double last = -1;
+
+	for (i = 0; i < rs->nmark; i++) {
+		double t = round(rs->mark[i].t * 10) / 10;
+
+		if (strcmp(rs->mark[i].kind, kind) || t == last)
+			continue;
+		if (shown == 4) {
+			more = true;
+			break;
+		}
+		fprintf(f, "%s%.1f", shown ? ", " : " at ", t);
+		last = t;
+		shown++;
+	}
+	if (shown)
+		fprintf(f, "%s s", more ? ", ..." : "");
+}
+
 static void events(FILE *f, const char *side, struct run *const *runs,
 		   size_t n)
 {
@@ -597,6 +625,7 @@ static void events(FILE *f, const char *side, struct run *const *runs,
 		for (k = 0; k < rs->nev; k++) {
 			fprintf(f, "%s %s %llu", any ? "," : "",
 				rs->ev[k].name, rs->ev[k].n);
+			event_times(f, rs, rs->ev[k].name);
 			any = true;
 		}
 		if (runs[i]->failed) {

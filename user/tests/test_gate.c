@@ -256,6 +256,8 @@ GATE(email_within_72_columns)
 	o = slurp(self->out);
 	EXPECT_NE(NULL, strstr(o, "6.13.0-rc1-00042-gdeadbeef1234"));
 	EXPECT_NE(NULL, strstr(o, "regression"));
+	/* the events say when they came */
+	EXPECT_NE(NULL, strstr(o, "reset 1 at 20.5 s")) TH_LOG("%s", o);
 	for (line = o; *line; line = nl + 1) {
 		nl = strchrnul(line, '\n');
 		EXPECT_LE(nl - line, 72) TH_LOG("%.*s", (int)(nl - line), line);
