@@ -162,8 +162,6 @@ static int do_classify(int argc, char **argv)
 		return ret;
 	many = o.npos > 1;
 	bf_json_init(&j, stdout);
-	if (o.json && many)
-		bf_json_arr_open(&j, NULL);
 	for (i = 0; i < o.npos; i++) {
 		struct bf_series ser = { 0 };
 		struct bf_report r;
@@ -173,7 +171,7 @@ static int do_classify(int argc, char **argv)
 			 sizeof(err))) {
 			fprintf(stderr, "blkfloor %s: %s\n", argv[0], err);
 			failed++;
-			if (o.json && many) {
+			if (o.json) {
 				bf_json_obj_open(&j, NULL);
 				bf_json_u64(&j, "schema", BF_JSON_SCHEMA);
 				bf_json_str(&j, "file", o.pos[i]);
@@ -184,7 +182,7 @@ static int do_classify(int argc, char **argv)
 		}
 		count[r.class]++;
 		if (o.json)
-			bf_report_json_obj(&j, NULL, &r, many ? o.pos[i] : NULL);
+			bf_report_json_obj(&j, NULL, &r, o.pos[i]);
 		else if (many)
 			one_line(o.pos[i], &r);
 		else
@@ -192,8 +190,6 @@ static int do_classify(int argc, char **argv)
 		bf_report_free(&r);
 		bf_series_free(&ser);
 	}
-	if (o.json && many)
-		bf_json_arr_close(&j);
 	if (many && !o.json)
 		summary(count, failed, o.npos);
 	return failed ? EXIT_FAIL : EXIT_OK;
@@ -208,9 +204,10 @@ BLKFLOOR_COMMAND(classify, "FILE... [--format trace|fio|csv] [--json]",
 	"FILE is a blkfloor trace, a fio bandwidth log (--write_bw_log with\n"
 	"log_avg_msec; writes are used if present) or a CSV of seconds,MB/s;\n"
 	"- reads standard input. Several files give one line each and a\n"
-	"summary (with --json, an array of objects with a \"file\" member).\n"
+	"summary.\n"
 	"  --format FMT      trace, fio or csv (default: guessed, and said)\n"
-	"  --json            one JSON object");
+	"  --json            one JSON object per file, one per line, with its\n"
+	"                    \"file\" (and \"error\" where it cannot be read)");
 
 /* ---- predict ------------------------------------------------------------------ */
 

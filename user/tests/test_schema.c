@@ -77,4 +77,53 @@ TEST(host_outputs)
 	unlink(b);
 }
 
+/*
+ * classify --json has one shape whatever the number of files: one object
+ * per file and per line, each with its "file"; a file that cannot be read
+ * is an object with its "error".
+ */
+TEST(classify_json_one_shape)
+{
+	char a[64], b[64], out[64], want[96], *one, *two, *nl;
+	const char *args1[] = { a, "--json", NULL };
+	const char *args2[] = { a, b, "/nonexistent.trace", "--json", NULL };
+	struct spec s = base;
+
+	snprintf(a, sizeof(a), "/tmp/bf-shape-a-%d.trace", getpid());
+	snprintf(b, sizeof(b), "/tmp/bf-shape-b-%d.trace", getpid());
+	snprintf(out, sizeof(out), "/tmp/bf-shape-%d.json", getpid());
+	write_trace(a, &s);
+	s.seed = 2;
+	write_trace(b, &s);
+	run_cmd("classify", out, args1);
+	one = strdup(slurp(out));	/* slurp's buffer is reused */
+	run_cmd("classify", out, args2);
+	two = strdup(slurp(out));
+	unlink(out);
+	unlink(a);
+	unlink(b);
+	ASSERT_NE(NULL, one);
+	ASSERT_NE(NULL, two);
+
+	snprintf(want, sizeof(want), "{\"schema\":%d,\"file\":\"%s\",",
+		 BF_SCHEMA_VERSION, a);
+	EXPECT_EQ(0, strncmp(one, want, strlen(want))) TH_LOG("%.200s", one);
+	nl = strchr(one, '\n');
+	ASSERT_NE(NULL, nl);
+	EXPECT_EQ('\0', nl[1]) TH_LOG("one file, one line: [%s]", nl + 1);
+	/* the first of the three lines is the one file's line */
+	EXPECT_EQ(0, strncmp(two, one, strlen(one))) TH_LOG("%.300s", two);
+	nl = strchr(two + strlen(one), '\n');
+	ASSERT_NE(NULL, nl);
+	snprintf(want, sizeof(want), "{\"schema\":%d,\"file\":\"%s\",",
+		 BF_SCHEMA_VERSION, b);
+	EXPECT_EQ(0, strncmp(two + strlen(one), want, strlen(want)));
+	snprintf(want, sizeof(want),
+		 "{\"schema\":%d,\"file\":\"/nonexistent.trace\",\"error\":",
+		 BF_SCHEMA_VERSION);
+	EXPECT_EQ(0, strncmp(nl + 1, want, strlen(want))) TH_LOG("%s", nl + 1);
+	free(one);
+	free(two);
+}
+
 TEST_HARNESS_MAIN

@@ -74,14 +74,18 @@ def classify(blkfloor, files, fmt):
                            stderr=subprocess.PIPE, timeout=600)
     except (OSError, subprocess.TimeoutExpired) as e:
         die(1, "cannot run %s: %s" % (blkfloor, e))
+    # One object per file and line (JSON Lines); an older blkfloor printed
+    # one object, or an array of them for several files.
+    text = p.stdout.decode().strip()
     try:
-        out = json.loads(p.stdout.decode() or "null")
+        if text.startswith("["):
+            out = json.loads(text)
+        else:
+            out = [json.loads(l) for l in text.splitlines() if l.strip()]
     except ValueError:
         die(1, "%s classify printed no JSON (exit %d)" % (blkfloor,
                                                           p.returncode))
-    if isinstance(out, dict):
-        out = [out]
-    if not isinstance(out, list):
+    if not out or not isinstance(out, list):
         die(1, "%s classify printed unexpected JSON" % blkfloor)
     res = {}
     for obj in out:
