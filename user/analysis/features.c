@@ -249,23 +249,37 @@ void bf_locate_step(const struct bf_work *w, size_t b, double hi,
 
 /* ---- features ------------------------------------------------------------ */
 
-/* Least-squares line of y over time; residual sd and slope. */
-static void line_fit(const struct bf_work *w, struct bf_feat *f)
+/*
+ * Least-squares line of @y[from..] over the samples' times: returns the
+ * slope, the intercept in @a (0 slope where the times do not vary).
+ */
+static double fit_line(const struct bf_work *w, const double *y, size_t from,
+		       double *a)
 {
-	double st = 0, sy = 0, stt = 0, sty = 0, rss = 0, a, b, den;
-	size_t i, n = w->n, g;
+	double st = 0, sy = 0, stt = 0, sty = 0, den, b;
+	size_t i, n = w->n - from;
 
-	for (i = 0; i < n; i++) {
+	for (i = from; i < w->n; i++) {
 		double t = w->s[i].t;
 
 		st += t;
-		sy += w->y[i];
+		sy += y[i];
 		stt += t * t;
-		sty += t * w->y[i];
+		sty += t * y[i];
 	}
 	den = n * stt - st * st;
 	b = den > 0 ? (n * sty - st * sy) / den : 0;
-	a = (sy - b * st) / n;
+	*a = (sy - b * st) / n;
+	return b;
+}
+
+/* Least-squares line of y over time; residual sd and slope. */
+static void line_fit(const struct bf_work *w, struct bf_feat *f)
+{
+	double rss = 0, a, b;
+	size_t i, n = w->n, g;
+
+	b = fit_line(w, w->y, 0, &a);
 	for (i = 0; i < n; i++) {
 		double e = w->y[i] - a - b * w->s[i].t;
 
@@ -597,23 +611,12 @@ double bf_after_mean(const struct bf_work *w, size_t i)
  */
 double bf_trend_from(const struct bf_work *w, size_t from)
 {
-	double st = 0, sy = 0, stt = 0, sty = 0, den, b, t0, t1;
-	size_t i, n;
+	double a, b, t0, t1;
 
 	from++;
 	if (from + 3 > w->n)
 		return 0;
-	n = w->n - from;
-	for (i = from; i < w->n; i++) {
-		double t = w->s[i].t;
-
-		st += t;
-		sy += w->f[i];
-		stt += t * t;
-		sty += t * w->f[i];
-	}
-	den = n * stt - st * st;
-	b = den > 0 ? (n * sty - st * sy) / den : 0;
+	b = fit_line(w, w->f, from, &a);
 	t0 = w->s[from].t - w->s[from].dt;
 	t1 = w->s[w->n - 1].t;
 	return expm1(b * (t1 - t0));
