@@ -125,8 +125,11 @@ bad=0
 moved=$(mktemp -d)
 cp -a "$inst/$target" "$moved/suite"
 for d in "$top/selftests" "$tree/tools/testing/selftests/$target" "$moved/suite"; do
+	# (lib.sh takes the sourcing shell's arguments as a test's NAME=VALUE
+	# arguments: shift the directory out first)
 	o=$(cd / && env -i PATH=/usr/bin:/bin bash -c '
-		. "$1/lib.sh"
+		d=$1; shift
+		. "$d/lib.sh"
 		echo "ynl=$BLKFLOOR_YNL spec=$BLKFLOOR_SPEC schema=$BLKFLOOR_YNL_SCHEMA"
 		[ -n "$BLKFLOOR_YNL" ] && [ -n "$BLKFLOOR_YNL_SCHEMA" ] &&
 			grep -q "^name: blkfloor" "$BLKFLOOR_SPEC" &&
