@@ -268,11 +268,11 @@ else
 fi
 append+=" no_timer_check bfvm.dir=$dir bfvm.top=$top bfvm.kver=$kver"
 # BLKFLOOR_RIG_BREAK=agent,disk (the harness's own test, scripts/
-# test-harness.sh): no host agent port, one disk fewer than the guest is
-# told to expect.
-nexp=$((${#usb[@]} + ${#uas[@]}))
-case ,${BLKFLOOR_RIG_BREAK:-}, in *,disk,*) nexp=$((nexp + 1)) ;; esac
-append+=" bfvm.disks=$nexp bfvm.usb=${#usb[@]} bfvm.uas=${#uas[@]}"
+# test-harness.sh): no host agent port; the guest is told to expect one
+# usb-storage disk more than it has.
+nexp=$((${#usb[@]} + ${#uas[@]})) nusb=${#usb[@]}
+case ,${BLKFLOOR_RIG_BREAK:-}, in *,disk,*) nexp=$((nexp + 1)) nusb=$((nusb + 1)) ;; esac
+append+=" bfvm.disks=$nexp bfvm.usb=$nusb bfvm.uas=${#uas[@]}"
 [ ${#nvme[@]} -gt 0 ] && append+=" bfvm.nvme=${#nvme[@]}"
 shareargs=()
 if [ -n "$share" ]; then
