@@ -83,6 +83,75 @@ static void path_temp(const char *dev, struct bf_path *p)
 	first_match(pat, p->temp_src, sizeof(p->temp_src));
 }
 
+/* The PCIe link above a disk that is not on USB (an NVMe drive). */
+static void path_pcie(const char *sysroot, const char *real,
+		      struct bf_path *p)
+{
+	char pci[PATH_MAX], speed[32], width[8];
+
+	if (!bf_sysfs_up_to(sysroot, real, "current_link_speed", pci,
+			    sizeof(pci)))
+		return;
+	bf_sysfs_str(pci, "current_link_speed", speed, sizeof(speed));
+	bf_sysfs_str(pci, "current_link_width", width, sizeof(width));
+	if (speed[0] && strcmp(speed, "Unknown"))
+		bf_fmt(p->pcie_link, sizeof(p->pcie_link), "%s%s%s", speed,
+		       width[0] ? " x" : "", width);
+}
+
+/* Append "WHAT A -> BUNIT" to @buf at @at when @a and @b differ. */
+static size_t diff_str(char *buf, size_t len, size_t at, int *n,
+		       const char *what, const char *a, const char *b,
+		       const char *unit)
+{
+	int w;
+
+	if (!strcmp(a, b))
+		return at;
+	(*n)++;
+	if (at >= len)
+		return at;
+	w = snprintf(buf + at, len - at, "%s%s %s -> %s%s", at ? ", " : "",
+		     what, a[0] ? a : "none", b[0] ? b : "none", unit);
+	return w < 0 ? at : at + w;
+}
+
+static size_t diff_u64(char *buf, size_t len, size_t at, int *n,
+		       const char *what, uint64_t a, uint64_t b)
+{
+	char x[24], y[24];
+
+	snprintf(x, sizeof(x), "%llu", (unsigned long long)a);
+	snprintf(y, sizeof(y), "%llu", (unsigned long long)b);
+	return diff_str(buf, len, at, n, what, x, y, "");
+}
+
+int bf_path_diff(const struct bf_path *a, const struct bf_path *b, char *buf,
+		 size_t len)
+{
+	size_t at = 0;
+	int n = 0, what;
+
+	if (len)
+		buf[0] = '\0';
+	at = diff_str(buf, len, at, &n, "driver", a->driver, b->driver, "");
+	at = diff_str(buf, len, at, &n, "usb speed", a->usb_speed,
+		      b->usb_speed, " Mb/s");
+	at = diff_str(buf, len, at, &n, "usb version", a->usb_version,
+		      b->usb_version, "");
+	at = diff_str(buf, len, at, &n, "usb device", a->usb_id, b->usb_id,
+		      "");
+	at = diff_str(buf, len, at, &n, "pcie link", a->pcie_link,
+		      b->pcie_link, "");
+	what = n ? BF_PATH_LINK : 0;
+	n = 0;
+	at = diff_u64(buf, len, at, &n, "max_sectors_kb", a->max_sectors_kb,
+		      b->max_sectors_kb);
+	diff_u64(buf, len, at, &n, "queue_depth", a->queue_depth,
+		 b->queue_depth);
+	return what | (n ? BF_PATH_HOST : 0);
+}
+
 int bf_path_read(const char *sysroot, const char *disk, struct bf_path *p)
 {
 	char cls[PATH_MAX], real[PATH_MAX], dev[PATH_MAX], q[PATH_MAX];
@@ -115,6 +184,8 @@ int bf_path_read(const char *sysroot, const char *disk, struct bf_path *p)
 		       h, c, t, l);
 	if (strstr(real, "/usb"))
 		path_usb(sysroot, real, p);
+	else
+		path_pcie(sysroot, real, p);
 	if (!strcmp(p->driver, "usb-storage") || !strcmp(p->driver, "uas")) {
 		bf_fmt(mod, sizeof(mod), "%s/module/usb_storage/parameters",
 		       sysroot);
@@ -252,6 +323,8 @@ const char *bf_event_name(enum bf_event_kind k)
 		[BF_EV_IOERR] = "io-error",
 		[BF_EV_READONLY] = "read-only",
 		[BF_EV_BIND] = "bind",
+		[BF_EV_LINK] = "link",
+		[BF_EV_HOST] = "host",
 	};
 
 	return (unsigned int)k < sizeof(names) / sizeof(names[0]) ?

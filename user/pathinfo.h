@@ -34,10 +34,24 @@ struct bf_path {
 	int nomerges;		/* queue/nomerges: 0, 1 or 2; -1 unknown */
 	int rotational;		/* -1 unknown */
 	char temp_src[256];	/* hwmon temp*_input of the device, or "" */
+	char pcie_link[48];	/* "8.0 GT/s PCIe x4" (not USB), or "" */
 };
 
 /* Read identity and limits of block device @disk under @sysroot. */
 int bf_path_read(const char *sysroot, const char *disk, struct bf_path *p);
+
+/*
+ * What changed on the path from @a to @b (the same disk read again): on
+ * the link, the driver, the USB link's speed or version, the device
+ * behind it (VID:PID) and the PCIe link's speed or width
+ * (BF_PATH_LINK); set by the host, the request size limit and the SCSI
+ * queue depth (BF_PATH_HOST). Writes "usb speed 5000 -> 480 Mb/s, driver
+ * uas -> usb-storage" to @buf and returns which changed (0: nothing).
+ */
+#define BF_PATH_LINK	1
+#define BF_PATH_HOST	2
+int bf_path_diff(const struct bf_path *a, const struct bf_path *b, char *buf,
+		 size_t len);
 
 /* One sample of the counters. */
 enum { BF_ST_READ, BF_ST_WRITE, BF_ST_DISCARD, BF_ST_FLUSH, BF_ST_NR };
@@ -94,6 +108,8 @@ enum bf_event_kind {
 	BF_EV_IOERR,		/* an I/O error reported for the disk */
 	BF_EV_READONLY,		/* a file system remounted read-only */
 	BF_EV_BIND,		/* a driver (re)bound the device */
+	BF_EV_LINK,		/* the link read again differs (bf_path_diff) */
+	BF_EV_HOST,		/* a limit the host sets differs */
 };
 
 const char *bf_event_name(enum bf_event_kind k);

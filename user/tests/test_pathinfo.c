@@ -106,6 +106,46 @@ TEST_F(sysfs, counters)
 	EXPECT_EQ(41000ll, s.temp_mc);
 }
 
+/* The path read again: what changed, and on which side. */
+TEST(path_diff)
+{
+	struct bf_path a = { .disk = "sdb", .driver = "uas", .usb_speed = "5000",
+			     .usb_version = "3.20", .usb_id = "0bda:9210",
+			     .max_sectors_kb = 1024, .queue_depth = 31 };
+	struct bf_path b = a;
+	char w[256];
+
+	EXPECT_EQ(0, bf_path_diff(&a, &b, w, sizeof(w)));
+	EXPECT_STREQ("", w);
+
+	/* reset, came back at USB 2 speed behind usb-storage */
+	snprintf(b.usb_speed, sizeof(b.usb_speed), "480");
+	snprintf(b.usb_version, sizeof(b.usb_version), "2.10");
+	snprintf(b.driver, sizeof(b.driver), "usb-storage");
+	b.max_sectors_kb = 120;
+	EXPECT_EQ(BF_PATH_LINK | BF_PATH_HOST, bf_path_diff(&a, &b, w, sizeof(w)));
+	EXPECT_STREQ("driver uas -> usb-storage, usb speed 5000 -> 480 Mb/s, usb version 3.20 -> 2.10, max_sectors_kb 1024 -> 120", w);
+
+	/* only the host's limit */
+	b = a;
+	b.max_sectors_kb = 64;
+	EXPECT_EQ(BF_PATH_HOST, bf_path_diff(&a, &b, w, sizeof(w)));
+	EXPECT_STREQ("max_sectors_kb 1024 -> 64", w);
+
+	/* an NVMe link trained down */
+	b = a;
+	snprintf(a.pcie_link, sizeof(a.pcie_link), "8.0 GT/s PCIe x4");
+	snprintf(b.pcie_link, sizeof(b.pcie_link), "2.5 GT/s PCIe x4");
+	EXPECT_EQ(BF_PATH_LINK, bf_path_diff(&a, &b, w, sizeof(w)));
+	EXPECT_STREQ("pcie link 8.0 GT/s PCIe x4 -> 2.5 GT/s PCIe x4", w);
+
+	/* a short buffer is cut, the answer is whole */
+	EXPECT_EQ(BF_PATH_LINK, bf_path_diff(&a, &b, w, 8));
+	EXPECT_EQ(7u, strlen(w));
+	EXPECT_STREQ(bf_event_name(BF_EV_LINK), "link");
+	EXPECT_STREQ(bf_event_name(BF_EV_HOST), "host");
+}
+
 TEST(stat_line_forms)
 {
 	struct bf_pathstat s;
