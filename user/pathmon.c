@@ -62,6 +62,7 @@ int bf_pathmon_init(struct bf_pathmon *pm, const char *disk,
 	pm->temp_file = temp_file;
 	if (bf_path_read("/sys", disk, &pm->path))
 		return -ENOENT;
+	pm->reread_ns = bf_mono_ns();
 	pm->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (pm->kmsg < 0) {
 		pm->kmsg_err = errno;
@@ -121,15 +122,37 @@ void bf_pathmon_sample(struct bf_pathmon *pm, uint64_t ios,
 	pm->last_ns = now;
 }
 
+/* The path read again: report what changed (bf_pathmon_events). */
+static void path_check(struct bf_pathmon *pm, bool now,
+		       bf_pathmon_event_fn fn, void *arg)
+{
+	uint64_t t = bf_mono_ns();
+	struct bf_path p;
+	char what[256];
+	int d;
+
+	if (!now && t - pm->reread_ns < BF_PATHMON_REREAD_NS)
+		return;
+	pm->reread_ns = t;
+	/* (gone: its disconnect or removal is the event) */
+	if (bf_path_read("/sys", pm->path.disk, &p))
+		return;
+	d = bf_path_diff(&pm->path, &p, what, sizeof(what));
+	if (!d)
+		return;
+	pm->path = p;
+	fn(arg, d & BF_PATH_LINK ? BF_EV_LINK : BF_EV_HOST, t, what,
+	   (int)strlen(what));
+}
+
 void bf_pathmon_events(struct bf_pathmon *pm, bf_pathmon_event_fn fn,
 		       void *arg)
 {
 	char rec[2048];
+	bool any = false;
 	ssize_t n;
 
-	if (pm->kmsg < 0)
-		return;
-	for (;;) {
+	while (pm->kmsg >= 0) {
 		enum bf_event_kind k;
 		const char *msg;
 		uint64_t ts_us;
@@ -138,10 +161,13 @@ void bf_pathmon_events(struct bf_pathmon *pm, bf_pathmon_event_fn fn,
 		if (n < 0 && errno == EPIPE)	/* overwritten: go on */
 			continue;
 		if (n <= 0)
-			return;
+			break;
 		rec[n] = '\0';
 		k = bf_kmsg_event(rec, &pm->path, &ts_us, &msg);
-		if (k != BF_EV_NONE)
-			fn(arg, k, ts_us * 1000, msg, (int)strcspn(msg, "\n"));
+		if (k == BF_EV_NONE)
+			continue;
+		fn(arg, k, ts_us * 1000, msg, (int)strcspn(msg, "\n"));
+		any = true;
 	}
+	path_check(pm, any, fn, arg);
 }

@@ -31,7 +31,11 @@ struct bf_pathmon {
 	int kmsg;		/* /dev/kmsg, or -1 */
 	int kmsg_err;		/* why it could not be opened (errno) */
 	const char *temp_file;	/* a file overriding the hwmon sensor */
+	uint64_t reread_ns;	/* CLOCK_MONOTONIC the path was last read */
 };
+
+/* The path is read again this often, and after every event. */
+#define BF_PATHMON_REREAD_NS	5000000000ull
 
 /* Event callback: kind, time (CLOCK_MONOTONIC, ns), message text. */
 typedef void (*bf_pathmon_event_fn)(void *arg, enum bf_event_kind kind,
@@ -54,7 +58,15 @@ void bf_pathmon_start(struct bf_pathmon *pm);
 void bf_pathmon_sample(struct bf_pathmon *pm, uint64_t ios,
 		       struct bf_pathiv *iv);
 
-/* Report the path's kernel-log events logged since the last call. */
+/*
+ * Report the path's kernel-log events logged since the last call; then,
+ * after any event and at least every BF_PATHMON_REREAD_NS, read the path
+ * again and report a change as an event whose message says what changed
+ * (bf_path_diff): BF_EV_LINK for the link (a USB link back at a lower
+ * speed, another driver, a PCIe link trained down), else BF_EV_HOST (a
+ * request limit or queue depth set on the host). The path followed from
+ * then on is the one read.
+ */
 void bf_pathmon_events(struct bf_pathmon *pm, bf_pathmon_event_fn fn,
 		       void *arg);
 
