@@ -48,7 +48,8 @@ static enum bf_mark_kind mark_kind(const char *kind)
 		return BF_MARK_RESET;
 	if (!strcmp(kind, "timeout"))
 		return BF_MARK_TIMEOUT;
-	if (!strcmp(kind, "disconnect") || !strcmp(kind, "bind"))
+	if (!strcmp(kind, "disconnect") || !strcmp(kind, "bind") ||
+	    !strcmp(kind, "link") || !strcmp(kind, "host"))
 		return BF_MARK_LINK;
 	if (!strcmp(kind, "errors") || !strcmp(kind, "io-error") ||
 	    !strcmp(kind, "offline") || !strcmp(kind, "read-only"))

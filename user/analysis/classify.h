@@ -146,6 +146,8 @@ struct bf_report {
 	struct bf_link_events {
 		unsigned int n;		/* abort + reset + timeout + ... */
 		unsigned int abort, reset, timeout, disconnect, offline;
+		unsigned int link, host;	/* path changes (pathmon) */
+		double change_s;	/* the first path change's time */
 		double first_s, last_s;
 		double reset_s[8];	/* the first resets' times */
 		unsigned int nreset_s;

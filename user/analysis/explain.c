@@ -271,6 +271,8 @@ void bf_report_json_obj(struct bf_json *j, const char *key,
 	bf_json_u64(j, "timeout", r->link.timeout);
 	bf_json_u64(j, "disconnect", r->link.disconnect);
 	bf_json_u64(j, "offline", r->link.offline);
+	bf_json_u64(j, "link", r->link.link);
+	bf_json_u64(j, "host", r->link.host);
 	bf_json_arr_open(j, "reset_s");
 	for (i = 0; i < r->link.nreset_s; i++)
 		bf_json_double(j, NULL, r3(r->link.reset_s[i]));

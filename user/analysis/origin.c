@@ -156,6 +156,10 @@ static unsigned int *link_count(struct bf_link_events *l, const char *kind)
 		return &l->disconnect;
 	if (!strcmp(kind, "offline"))
 		return &l->offline;
+	if (!strcmp(kind, "link"))
+		return &l->link;
+	if (!strcmp(kind, "host"))
+		return &l->host;
 	return NULL;
 }
 
@@ -181,7 +185,8 @@ void bf_link_events_words(const struct bf_link_events *l, char *buf,
 	const struct { const char *name; unsigned int n; } k[] = {
 		{ "abort", l->abort }, { "timeout", l->timeout },
 		{ "reset", l->reset }, { "disconnect", l->disconnect },
-		{ "offline", l->offline },
+		{ "offline", l->offline }, { "link change", l->link },
+		{ "host change", l->host },
 	};
 	size_t at = 0, i;
 
@@ -210,9 +215,11 @@ void bf_link_events_words(const struct bf_link_events *l, char *buf,
 			 ", ..." : "");
 		if (l->nreset_s > 1)
 			put(buf, len, at, " (%.1f to %.1f s apart)", lo, hi);
-	} else if (l->n) {
+	} else if (l->n > 1 && l->last_s > l->first_s) {
 		put(buf, len, at, " from %.1f to %.1f s", l->first_s,
 		    l->last_s);
+	} else if (l->n) {
+		put(buf, len, at, " at %.1f s", l->first_s);
 	}
 }
 
@@ -233,6 +240,9 @@ void bf_report_link_events(struct bf_report *r,
 			l->first_s = ev[i].t;
 		l->last_s = ev[i].t;
 		(*c)++;
+		if ((c == &l->link || c == &l->host) &&
+		    l->link + l->host == 1)
+			l->change_s = ev[i].t;
 		if (c == &l->reset && l->nreset_s < sizeof(l->reset_s) /
 						 sizeof(l->reset_s[0]))
 			l->reset_s[l->nreset_s++] = ev[i].t;
@@ -244,11 +254,25 @@ void bf_report_link_events(struct bf_report *r,
 		snprintf(st, sizeof(st), ", with %u stall%s at ~0 (longest %.1f s, %.1f s in all)",
 			 r->stalls.count, r->stalls.count > 1 ? "s" : "",
 			 r->stalls.longest_s, r->stalls.total_s);
+	if (l->link + l->host == l->n) {
+		/* the path changed, nothing failed */
+		snprintf(r->reason, sizeof(r->reason),
+			 "the %s, not the drive: %.*s%s",
+			 l->link ? "link" : "host", 100, words, st);
+		snprintf(r->explain, sizeof(r->explain),
+			 "Unclear: %s. The device's path changed during the run (first at %.1f s; the trace's '# event: T %s' lines say what): %s. The rate after it was set by the path, not by the drive alone; measure again on a stable path. The shape alone said %s.",
+			 r->reason, l->change_s, l->link ? "link" : "host",
+			 l->link ? "a USB link that came back at a lower speed, another driver (UAS to usb-storage), a PCIe link that trained down" :
+			 "a request size limit or queue depth changed on the host (max_sectors_kb, queue_depth)",
+			 bf_class_name(r->class));
+		goto unclear;
+	}
 	snprintf(r->reason, sizeof(r->reason),
 		 "the link, not the drive: %.*s%s", 100, words, st);
 	snprintf(r->explain, sizeof(r->explain),
 		 "Unclear: %s. Commands that did not complete within the SCSI command timeout were aborted and the device reset: the link or the bridge, not the drive, set the rate (a UAS bridge that stops completing commands under sustained load is the usual cause; measure the same drive over usb-storage: blkfloor transport DEV). The shape alone said %s.",
 		 r->reason, bf_class_name(r->class));
+unclear:
 	r->class = BF_CLASS_UNCLEAR;
 	r->confidence = 0;
 	r->has_step = false;

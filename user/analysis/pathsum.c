@@ -12,7 +12,7 @@
 
 static const char *const pev_names[BF_PEV_COUNT] = {
 	"reset", "abort", "timeout", "disconnect", "offline", "io-error",
-	"read-only", "bind",
+	"read-only", "link", "host", "bind",
 };
 
 static const char *const phdr_names[BF_PH_COUNT] = {
@@ -315,7 +315,7 @@ size_t bf_pathsum_compare(const struct bf_pathsum *A,
 		if (!A->events[k] && !B->events[k])
 			continue;
 		counter(d, &n, pev_names[k], A->events[k], B->events[k],
-			k <= BF_PEV_READ_ONLY);
+			k <= BF_PEV_HOST);
 	}
 	return n;
 }

@@ -16,7 +16,8 @@
 struct bf_pstat { double mean, sd, max; size_t n; };
 
 enum bf_pev { BF_PEV_RESET, BF_PEV_ABORT, BF_PEV_TIMEOUT, BF_PEV_DISCONNECT,
-	      BF_PEV_OFFLINE, BF_PEV_IO_ERROR, BF_PEV_READ_ONLY, BF_PEV_BIND,
+	      BF_PEV_OFFLINE, BF_PEV_IO_ERROR, BF_PEV_READ_ONLY, BF_PEV_LINK,
+	      BF_PEV_HOST, BF_PEV_BIND,
 	      BF_PEV_COUNT };
 
 enum bf_phdr { BF_PH_DRIVER, BF_PH_USB_SPEED, BF_PH_MAX_SECTORS_KB,

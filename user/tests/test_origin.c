@@ -169,7 +169,7 @@ TEST(link_events_name_the_link)
 		ASSERT_NE(NULL, f);
 		bf_report_json(f, &r);
 		fclose(f);
-		EXPECT_NE(NULL, strstr(doc, "\"link_events\":{\"abort\":2,\"reset\":3,\"timeout\":1,\"disconnect\":0,\"offline\":0,\"reset_s\":[24.6,27.9,50.2]}")) TH_LOG("%s", doc);
+		EXPECT_NE(NULL, strstr(doc, "\"link_events\":{\"abort\":2,\"reset\":3,\"timeout\":1,\"disconnect\":0,\"offline\":0,\"link\":0,\"host\":0,\"reset_s\":[24.6,27.9,50.2]}")) TH_LOG("%s", doc);
 		free(doc);
 	}
 	bf_report_free(&r);
@@ -212,6 +212,51 @@ TEST(other_events_change_nothing)
 	bf_report_link_events(&r, ev, 2);
 	EXPECT_EQ(BF_CLASS_CACHE_EXHAUSTION, (int)r.class) TH_LOG("%s", r.reason);
 	EXPECT_EQ(0U, r.link.n);
+	bf_report_free(&r);
+	bf_series_free(&ser);
+}
+
+/*
+ * A cache-like step where the path was read again and had changed: the
+ * USB link came back at USB 2 speed (a "link" event), or the host cut the
+ * request size (a "host" event). Neither is the drive's: unclear, naming
+ * the origin and when.
+ */
+TEST(path_change_names_its_origin)
+{
+	const struct phase p[] = { { 60, 400 }, { 120, 40 } };
+	const struct bf_path_event link[] = { { 60.4, "link" } };
+	const struct bf_path_event host[] = { { 1.0, "bind" },
+					      { 60.4, "host" } };
+	struct bf_series ser;
+	struct bf_report r;
+	char *doc = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	curve(&ser, p, 2, 1);
+	ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
+	ASSERT_EQ(BF_CLASS_CACHE_EXHAUSTION, (int)r.class) TH_LOG("%s", r.reason);
+	bf_report_link_events(&r, link, 1);
+	EXPECT_EQ(BF_CLASS_UNCLEAR, (int)r.class);
+	EXPECT_EQ(0, r.confidence);
+	EXPECT_STREQ("the link, not the drive: link change 1 at 60.4 s", r.reason);
+	EXPECT_NE(NULL, strstr(r.explain, "changed during the run (first at 60.4 s")) TH_LOG("%s", r.explain);
+	EXPECT_NE(NULL, strstr(r.explain, "lower speed")) TH_LOG("%s", r.explain);
+	EXPECT_NE(NULL, strstr(r.explain, "said cache-exhaustion")) TH_LOG("%s", r.explain);
+	f = open_memstream(&doc, &len);
+	ASSERT_NE(NULL, f);
+	bf_report_json(f, &r);
+	fclose(f);
+	EXPECT_NE(NULL, strstr(doc, "\"link\":1,\"host\":0")) TH_LOG("%s", doc);
+	free(doc);
+	bf_report_free(&r);
+
+	ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
+	bf_report_link_events(&r, host, 2);
+	EXPECT_EQ(BF_CLASS_UNCLEAR, (int)r.class);
+	EXPECT_STREQ("the host, not the drive: host change 1 at 60.4 s", r.reason);
+	EXPECT_NE(NULL, strstr(r.explain, "max_sectors_kb")) TH_LOG("%s", r.explain);
 	bf_report_free(&r);
 	bf_series_free(&ser);
 }
