@@ -79,7 +79,7 @@ double bf_steady_recovered_from(const struct bf_steady *st)
 {
 	const struct bf_steady_step *last;
 
-	if (!st->nsteps)
+	if (!st->nsteps || st->switching)
 		return 0;
 	last = &st->steps[st->nsteps - 1];
 	if (last->ratio < 1)
@@ -99,6 +99,42 @@ static void push_round(struct bf_steady *st, double mbps)
 	st->nrounds++;
 }
 
+/* Remember @v as the latest of the last BF_STEADY_SWITCHES levels. */
+static void keep_level(double *v, unsigned int *n, double x)
+{
+	if (*n >= BF_STEADY_SWITCHES)
+		memmove(v, v + 1, (BF_STEADY_SWITCHES - 1) * sizeof(v[0]));
+	v[*n >= BF_STEADY_SWITCHES ? BF_STEADY_SWITCHES - 1 : *n] = x;
+	(*n)++;
+}
+
+/*
+ * A switching floor (see steady.h): enough falls and climbs past the
+ * first step down and the minimum, the last lows within the range.
+ */
+static bool switching_floor(struct bf_steady *st)
+{
+	double lo = INFINITY, hi = 0, s = 0;
+	unsigned int i;
+
+	if (st->nlows < BF_STEADY_SWITCHES || st->nhighs < BF_STEADY_SWITCHES ||
+	    st->bytes - st->cache_bytes < st->min_past)
+		return false;
+	for (i = 0; i < BF_STEADY_SWITCHES; i++) {
+		lo = fmin(lo, st->lows[i]);
+		hi = fmax(hi, st->lows[i]);
+		s += st->lows[i];
+	}
+	s /= BF_STEADY_SWITCHES;
+	if (!(s > 0) || (hi - lo) / s > st->cfg.range_rel)
+		return false;
+	st->switching = true;
+	st->level_mbps = s;
+	st->range = (hi - lo) / s;
+	st->excursion = 0;
+	return true;
+}
+
 /* A step at the start of the run of deviating intervals. */
 static void step(struct bf_steady *st, double level)
 {
@@ -115,6 +151,12 @@ static void step(struct bf_steady *st, double level)
 		s->after_mbps = after;
 	}
 	st->nchanges++;
+	if (st->has_down) {
+		if (level > after)
+			keep_level(st->lows, &st->nlows, after);
+		else
+			keep_level(st->highs, &st->nhighs, after);
+	}
 	if (level > after && !st->has_down) {
 		st->has_down = true;
 		st->cache_bytes = st->dev_bytes;
@@ -181,7 +223,8 @@ bool bf_steady_add(struct bf_steady *st, double dt, double bytes)
 	if (st->nwin && st->dev_dir && st->dev_t >= st->cfg.round_s) {
 		step(st, win_mean(st));
 		st->rb = st->rt = 0;
-		return false;
+		st->holds = switching_floor(st);
+		return st->holds;
 	}
 	st->rb += bytes;
 	st->rt += dt;
@@ -197,7 +240,8 @@ bool bf_steady_add(struct bf_steady *st, double dt, double bytes)
 	if (st->nwin && (m < level / st->cfg.step_ratio ||
 			 m > level * st->cfg.step_ratio) && st->dev_dir) {
 		step(st, level);
-		return false;
+		st->holds = switching_floor(st);
+		return st->holds;
 	}
 	push_round(st, m);
 	if (st->nwin < st->cfg.rounds)
@@ -214,6 +258,11 @@ void bf_steady_status(const struct bf_steady *st, char *buf, size_t len)
 {
 	char a[32], b[32];
 
+	if (st->holds && st->switching) {
+		bf_fmt_mbps(a, sizeof(a), st->level_mbps);
+		snprintf(buf, len, "switching floor at %s MB/s", a);
+		return;
+	}
 	if (st->holds) {
 		bf_fmt_mbps(a, sizeof(a), st->level_mbps);
 		snprintf(buf, len, "%s holds at %s MB/s",
@@ -259,6 +308,23 @@ void bf_steady_said(const struct bf_steady *st, double region, char *buf,
 			 past, last->ratio < 1 ? "up" : "down and up", at, of,
 			 low, lvl, st->nwin, 100 * st->range,
 			 100 * st->excursion);
+		return;
+	}
+	if (st->holds && st->switching) {
+		char high[32];
+		double h = 0;
+		unsigned int i;
+
+		for (i = 0; i < BF_STEADY_SWITCHES; i++)
+			h += st->highs[i] / BF_STEADY_SWITCHES;
+		bf_fmt_si_bytes(past, sizeof(past), st->bytes - st->cache_bytes);
+		bf_fmt_si_bytes(at, sizeof(at), st->cache_bytes);
+		bf_fmt_mbps(lvl, sizeof(lvl), st->level_mbps);
+		bf_fmt_mbps(high, sizeof(high), h);
+		snprintf(buf, len,
+			 "stopped %s past a step at %s%s: the rate kept switching between about %s and %s MB/s (%u changes), its last %u low levels within %.0f %% of %s MB/s, the floor; a floor that switches is what an FTL short of free blocks or a cycling throttle does; `--until full` writes it all",
+			 past, at, of, lvl, high, st->nchanges,
+			 BF_STEADY_SWITCHES, 100 * st->range, lvl);
 		return;
 	}
 	if (st->holds && last) {

@@ -15,6 +15,14 @@
  * cache), so that a second tier (pSLC, then TLC, then folding) close
  * behind the first is not missed. Stalled intervals (under 2 % of the
  * level) are kept out of the rounds.
+ *
+ * A floor that keeps switching (an FTL short of free blocks, a throttle
+ * that cycles) never holds for five rounds: each switch is a step. It is
+ * established instead once, past a step down and the minimum, the rate
+ * has fallen to a low level and climbed back BF_STEADY_SWITCHES times
+ * each, and the last BF_STEADY_SWITCHES low levels agree within
+ * @range_rel of their mean: the floor is that low level, and the stop
+ * says the rate switches.
  */
 #ifndef BLKFLOOR_STEADY_H
 #define BLKFLOOR_STEADY_H
@@ -36,6 +44,8 @@ struct bf_steady_cfg {
 /* an interval under this share of the level is a stall, not the floor */
 #define BF_STEADY_STALL_REL	0.02
 #define BF_STEADY_MAX_STEPS	8
+/* falls and climbs after which a switching floor is established */
+#define BF_STEADY_SWITCHES	4
 
 struct bf_steady_step {
 	double bytes;		/* bytes written before it */
@@ -69,6 +79,10 @@ struct bf_steady {
 	double range, excursion;	/* of the window, relative (last check) */
 	double level_mbps;		/* the window's mean */
 	bool holds;			/* the floor held: stop */
+	/* a switching floor: the last levels fallen to and climbed to */
+	double lows[BF_STEADY_SWITCHES], highs[BF_STEADY_SWITCHES];
+	unsigned int nlows, nhighs;	/* falls, climbs past the first */
+	bool switching;			/* what held is a switching floor */
 };
 
 /* The defaults above. */

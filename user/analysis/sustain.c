@@ -71,6 +71,7 @@ void bf_sustain_json(struct bf_json *j, const struct bf_sustain *s,
 	bf_json_str(j, "until", bf_until_name(s->until));
 	if (s->until == BF_UNTIL_FLOOR) {
 		bf_json_bool(j, "floor_held", st->holds);
+		bf_json_bool(j, "switching", st->holds && st->switching);
 		bf_json_u64(j, "steps_seen", st->nchanges);
 		if (st->nsteps)
 			bf_json_u64(j, "last_step_bytes",

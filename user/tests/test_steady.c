@@ -225,23 +225,54 @@ TEST(no_step_writes_on)
 }
 
 /*
- * A starved FTL switching between 120 and 940 MB/s every 30 s has no
- * floor that holds: the rule never stops it.
+ * A starved FTL switching between 120 and 940 MB/s every 30 s: no level
+ * holds for five rounds, but once it has fallen to 120 and climbed back
+ * four times each (past the first fall), the floor that switches is
+ * established at 120 MB/s.
  */
-TEST(gc_switching_does_not_hold)
+TEST(gc_switching_floor_is_established)
 {
 	struct bf_steady st;
 	double t;
-	char s[200];
+	char s[400];
 
 	bf_steady_init(&st, NULL);
 	for (t = 0; t < 3000; t++) {
 		double r = ((long)(t / 30)) % 2 ? 120 : 940;
 
+		if (bf_steady_add(&st, 1, r * 1e6))
+			break;
+	}
+	ASSERT_TRUE(st.holds);
+	EXPECT_TRUE(st.switching);
+	/* the first fall at 30 s, then four more falls and four climbs */
+	EXPECT_GE(t, 270.0);
+	EXPECT_LE(t, 330.0);
+	EXPECT_TRUE(fabs(st.level_mbps - 120) < 6) TH_LOG("%f", st.level_mbps);
+	EXPECT_EQ(0, bf_steady_recovered_from(&st));
+	bf_steady_said(&st, 0, s, sizeof(s));
+	EXPECT_NE(NULL, strstr(s, "kept switching between about 120 and 940 MB/s")) TH_LOG("%s", s);
+	bf_steady_status(&st, s, sizeof(s));
+	EXPECT_STREQ("switching floor at 120 MB/s", s);
+}
+
+/* Lows that do not agree (120, then 60 MB/s) are no floor: it writes on. */
+TEST(switching_lows_that_disagree_do_not_hold)
+{
+	struct bf_steady st;
+	double t;
+	char s[400];
+
+	bf_steady_init(&st, NULL);
+	for (t = 0; t < 3000; t++) {
+		long k = (long)(t / 30);
+		double r = k % 2 ? (k % 4 == 1 ? 120 : 60) : 940;
+
 		ASSERT_FALSE(bf_steady_add(&st, 1, r * 1e6));
 	}
 	EXPECT_TRUE(st.has_down);
 	EXPECT_GT(st.nchanges, 10U);
+	EXPECT_FALSE(st.switching);
 	bf_steady_said(&st, 0, s, sizeof(s));
 	EXPECT_NE(NULL, strstr(s, "did not hold")) TH_LOG("%s", s);
 }
