@@ -317,8 +317,7 @@ static int diagnose(struct bf_ctx *c, const struct bf_opts *o,
 	}
 	bf_realdrive_init(&rd, c, o, start, len, pos, c->trace, &drv);
 	rd.run_start_ns = run_start_ns;
-	bf_diag_cfg_init(&cfg, rep->peak_mbps, rep->floor_mbps,
-			 rep->has_step ? rep->cache_bytes : 0);
+	bf_diag_cfg_from_report(&cfg, rep);
 	cfg.trim = o->trim;
 	if (o->ngaps) {
 		memcpy(cfg.gaps_s, o->gaps_s, o->ngaps * sizeof(o->gaps_s[0]));

@@ -38,6 +38,19 @@ void bf_diag_cfg_init(struct bf_diag_cfg *cfg, double hi_mbps, double lo_mbps,
 	cfg->hold_s = 3;
 }
 
+void bf_diag_cfg_from_report(struct bf_diag_cfg *cfg,
+			     const struct bf_report *r)
+{
+	double period = r->floor_kind == BF_FLOOR_PERIODIC ?
+			r->floor_period_s : r->cycle_s;
+	double duty = isfinite(r->floor_duty) ? r->floor_duty : 0.5;
+
+	bf_diag_cfg_init(cfg, r->peak_mbps, r->floor_mbps,
+			 r->has_step ? r->cache_bytes : 0);
+	if (period > 0)
+		cfg->floor_burst_bytes = duty * period * r->peak_mbps * 1e6;
+}
+
 bool bf_probe_held(const struct bf_sample *s, size_t n, double threshold,
 		   double hold_s, double *bytes, double *secs)
 {
@@ -146,6 +159,7 @@ static int idle_recovery(const struct bf_drive *drv,
 	const struct bf_gap *first, *last;
 	char a[32], b[32];
 	double gain, span;
+	bool burst;
 	size_t i;
 	int ret;
 
@@ -173,6 +187,11 @@ static int idle_recovery(const struct bf_drive *drv,
 	d->recovers = last->held_bytes > 0 && span > 0 &&
 		      gain >= fmax(2 * cfg->hi_mbps * 1e6 * cfg->hold_s / 3,
 				   0.25 * last->held_bytes);
+	/* no more than the switching floor gives without idle */
+	burst = d->recovers &&
+		last->held_bytes <= 1.5 * cfg->floor_burst_bytes;
+	if (burst)
+		d->recovers = false;
 	/* the steepest pair of gaps: before a cache is full again */
 	for (i = 1; d->recovers && i < d->ngaps; i++) {
 		double r = (d->gap[i].held_bytes - d->gap[i - 1].held_bytes) /
@@ -186,6 +205,12 @@ static int idle_recovery(const struct bf_drive *drv,
 		snprintf(e->result, sizeof(e->result),
 			 "recovers with idle time: %s per idle minute (%s at the high rate after %.0f s idle): a cache refilling or a controller cooling",
 			 b, a, last->gap_s);
+	} else if (burst) {
+		bf_fmt_si_bytes(b, sizeof(b), cfg->floor_burst_bytes);
+		snprintf(e->result, sizeof(e->result),
+			 "no recovery beyond what the floor gives without idle (%s at the high rate after %.0f s idle; the switching floor holds up to %s at it each cycle): not a cache that refills nor heat; a starved FTL recovers little without TRIM",
+			 a, last->gap_s, b);
+		e->supports = BF_CLASS_FTL_STARVATION;
 	} else {
 		snprintf(e->result, sizeof(e->result),
 			 "no recovery that grows with idle time (%s at the high rate after %.0f s idle, %.0f s gave as much): not a cache that refills nor heat; a starved FTL recovers little without TRIM",

@@ -66,6 +66,14 @@ struct bf_diag_cfg {
 	double hold_s;		/* the floor is back after this long under
 				 * the threshold */
 	bool trim;		/* run the TRIM retest */
+	/*
+	 * What the floor gives at the high rate without any idle: a floor
+	 * that switches levels (garbage collection, a cycling throttle)
+	 * holds its upper level for about this many bytes each cycle. A
+	 * probe must hold more than 1.5 times that for idle recovery (0:
+	 * a steady floor).
+	 */
+	double floor_burst_bytes;
 };
 
 /* One idle gap and the probe after it. */
@@ -94,6 +102,15 @@ struct bf_diag {
 /* Defaults from the curve's high rate and floor. */
 void bf_diag_cfg_init(struct bf_diag_cfg *cfg, double hi_mbps, double lo_mbps,
 		      double cache_bytes);
+
+/*
+ * bf_diag_cfg_init() from a sustained write's report: its peak, floor and
+ * cache, and the bytes its floor gives at the high rate per cycle when it
+ * switches (the floor's period, or the curve's cycle, times the share of
+ * time in the upper level, at the peak rate: an upper bound).
+ */
+void bf_diag_cfg_from_report(struct bf_diag_cfg *cfg,
+			     const struct bf_report *r);
 
 /*
  * Run the experiments on @drv. The evidence in d->ev goes to
