@@ -391,6 +391,14 @@ static void levels(struct bf_work *w, const struct bf_feat *f,
 #define BF_TEMP_FLAT	3.0	/* °C: a range this small is flat */
 #define BF_TEMP_CORR	0.5	/* |r| of log rate and °C that links them */
 #define BF_TEMP_FELL	0.18	/* ln: the rate moved by 20 % or more */
+/*
+ * °C: heat is evidence only when the drive got this hot. Drives throttle
+ * near their warning temperature (NVMe WCTEMP is typically 70 to 85 °C;
+ * USB enclosures' controllers from about 65 °C), so a drive that never
+ * passed 60 °C was not throttled by heat; its temperature followed the
+ * rate (a drive that writes less cools), not the other way round.
+ */
+#define BF_TEMP_HOT_C	60.0
 
 static void add_reason(struct bf_report *r, const char *s)
 {
@@ -501,6 +509,15 @@ static void temp_evidence(const struct bf_work *w, struct bf_report *r,
 		snprintf(T->said, sizeof(T->said),
 			 "the rate held while the temperature went %.1f -> %.1f °C: no evidence either way",
 			 T->start_c, T->end_c);
+		return;
+	}
+	if (range >= BF_TEMP_RISE && (T->corr <= -BF_TEMP_CORR ||
+				       T->dcorr >= BF_TEMP_CORR) &&
+	    T->max_c < BF_TEMP_HOT_C) {
+		snprintf(T->said, sizeof(T->said),
+			 "%.0f to %.0f °C, in step with the rate (r = %.2f), but under %.0f °C, below where drives throttle: it cooled as it wrote less; no evidence for heat",
+			 T->start_c, T->max_c, fmax(-T->corr, T->dcorr),
+			 BF_TEMP_HOT_C);
 		return;
 	}
 	if (range >= BF_TEMP_RISE && (T->corr <= -BF_TEMP_CORR ||

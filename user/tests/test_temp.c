@@ -147,6 +147,39 @@ TEST(flat_temperature_is_not_heat)
 	bf_report_free(&r);
 }
 
+/*
+ * A cache cliff (2,000 -> 400 MB/s at 50 s) on a drive that warms from 35
+ * to 52 °C while it writes fast and cools to 44 °C on the lower-power
+ * floor: rate and heating move together, but 52 °C is far below where
+ * drives throttle. The drive cools because it writes less: not heat.
+ */
+TEST(cooling_after_a_cliff_is_not_heat)
+{
+	struct bf_sample s[N];
+	double rate[N], temp[N];
+	struct bf_report r;
+
+	for (int i = 0; i < N; i++) {
+		rate[i] = i < 50 ? 2000 : 400;
+		temp[i] = i < 50 ? 35 + 17.0 * i / 49 : 52 - 8.0 * (i - 50) / 69;
+	}
+	build(s, N, rate, temp);
+	ASSERT_EQ(0, bf_classify(s, N, &r));
+	EXPECT_EQ(BF_CLASS_CACHE_EXHAUSTION, (int)r.class) TH_LOG("%s", r.reason);
+	EXPECT_EQ(0, r.temp.evidence) TH_LOG("%s", r.temp.said);
+	EXPECT_NE(NULL, strstr(r.temp.said, "below")) TH_LOG("%s", r.temp.said);
+	bf_report_free(&r);
+
+	/* the same curve at 58 -> 75 °C: near the throttle range, heat */
+	for (int i = 0; i < N; i++)
+		temp[i] += 23;
+	build(s, N, rate, temp);
+	ASSERT_EQ(0, bf_classify(s, N, &r));
+	EXPECT_EQ(1, r.temp.evidence) TH_LOG("%s", r.temp.said);
+	EXPECT_EQ(BF_CLASS_THERMAL_THROTTLING, (int)r.class) TH_LOG("%s", r.reason);
+	bf_report_free(&r);
+}
+
 /* A rate that holds gives no evidence, whatever the temperature did. */
 TEST(steady_rate_no_evidence)
 {
