@@ -18,6 +18,20 @@ struct phase {
 	double secs, mbps;
 };
 
+/* The report's JSON as bf_report_json() writes it (free it), or NULL. */
+static char *report_json(const struct bf_report *r)
+{
+	char *doc = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&doc, &len);
+
+	if (!f)
+		return NULL;
+	bf_report_json(f, r);
+	fclose(f);
+	return doc;
+}
+
 static void curve(struct bf_series *ser, const struct phase *p, size_t np,
 		  double dt)
 {
@@ -162,13 +176,9 @@ TEST(link_events_name_the_link)
 	EXPECT_NE(NULL, strstr(r.reason, "stall")) TH_LOG("%s", r.reason);
 	EXPECT_NE(NULL, strstr(r.explain, "aborted and the device reset")) TH_LOG("%s", r.explain);
 	{
-		char *doc = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&doc, &len);
+		char *doc = report_json(&r);
 
-		ASSERT_NE(NULL, f);
-		bf_report_json(f, &r);
-		fclose(f);
+		ASSERT_NE(NULL, doc);
 		EXPECT_NE(NULL, strstr(doc, "\"link_events\":{\"abort\":2,\"reset\":3,\"timeout\":1,\"disconnect\":0,\"offline\":0,\"link\":0,\"host\":0,\"reset_s\":[24.6,27.9,50.2]}")) TH_LOG("%s", doc);
 		free(doc);
 	}
@@ -230,9 +240,7 @@ TEST(path_change_names_its_origin)
 					      { 60.4, "host" } };
 	struct bf_series ser;
 	struct bf_report r;
-	char *doc = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *doc;
 
 	curve(&ser, p, 2, 1);
 	ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
@@ -244,10 +252,8 @@ TEST(path_change_names_its_origin)
 	EXPECT_NE(NULL, strstr(r.explain, "changed during the run (first at 60.4 s")) TH_LOG("%s", r.explain);
 	EXPECT_NE(NULL, strstr(r.explain, "lower speed")) TH_LOG("%s", r.explain);
 	EXPECT_NE(NULL, strstr(r.explain, "said cache-exhaustion")) TH_LOG("%s", r.explain);
-	f = open_memstream(&doc, &len);
-	ASSERT_NE(NULL, f);
-	bf_report_json(f, &r);
-	fclose(f);
+	doc = report_json(&r);
+	ASSERT_NE(NULL, doc);
 	EXPECT_NE(NULL, strstr(doc, "\"link\":1,\"host\":0")) TH_LOG("%s", doc);
 	free(doc);
 	bf_report_free(&r);
