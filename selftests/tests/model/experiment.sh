@@ -42,5 +42,13 @@ within() {
 	python3 -S -c "import sys; a, b = float('$1'), float('$2'); sys.exit(0 if abs(a - b) <= $3 * abs(b) else 1)"
 }
 
-XDIR=$(mktemp -d)
-on_exit "rm -rf $XDIR"
+# BLKFLOOR_KEEP_DIR: keep the traces and summaries there (for a report:
+# usage.rst's plots), in a directory per test run.
+if [ -n "${BLKFLOOR_KEEP_DIR:-}" ]; then
+	XDIR=$(mktemp -d "$BLKFLOOR_KEEP_DIR/$(basename "$0").XXXXXX") ||
+		fail "cannot make a directory in BLKFLOOR_KEEP_DIR=$BLKFLOOR_KEEP_DIR"
+	diag "traces kept in $XDIR"
+else
+	XDIR=$(mktemp -d)
+	on_exit "rm -rf $XDIR"
+fi
