@@ -221,11 +221,6 @@ double bf_run_iops(const struct bf_run_info *ri);
 bool bf_refuse_destroy(const char *dev, const struct bf_caps *c,
 		       uint8_t op, bool yes);
 
-/* Write the trace of a finished run to @path; returns 0 or -errno. */
-int bf_run_write_trace(const char *path, struct bf_nl *nl,
-		       const struct bf_run_req *req,
-		       const struct bf_run_result *res, uint64_t dev_size);
-
 /* Module version via INFO_GET into @buf ("" on failure). */
 int bf_module_version(struct bf_nl *nl, char *buf, size_t len);
 
