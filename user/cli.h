@@ -9,7 +9,11 @@
 #include "blkfloor.h"
 #include "nl.h"
 #include "opts.h"
+#include "progress.h"
+#include "report.h"
+#include "result.h"
 #include "run.h"
+#include "runner.h"
 
 struct bf_tracer;
 

@@ -6,12 +6,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <netlink/genl/genl.h>
 
 #include "blkfloor.h"
-#include "devinfo.h"
-#include "run.h"
-#include "trace.h"
+#include "report.h"
+#include "result.h"
 #include "units.h"
 
 double bf_run_bps(const struct bf_run_info *ri)
@@ -206,28 +204,4 @@ int bf_run_exit_code(const struct bf_run_result *res)
 	if (res->interrupted || res->info.state != BLKFLOOR_STATE_DONE)
 		return EXIT_FAIL;
 	return EXIT_OK;
-}
-
-static int version_cb(const struct bf_nl_msg *m, void *arg)
-{
-	char *buf = arg;
-
-	if (m->tb[BLKFLOOR_A_VERSION])
-		snprintf(buf, 64, "%.*s", nla_len(m->tb[BLKFLOOR_A_VERSION]),
-			 (char *)nla_data(m->tb[BLKFLOOR_A_VERSION]));
-	return 0;
-}
-
-int bf_module_version(struct bf_nl *nl, char *buf, size_t len)
-{
-	char v[64] = "";
-	struct nl_msg *msg = bf_nl_msg(nl, BLKFLOOR_CMD_INFO_GET, false);
-	int ret;
-
-	buf[0] = '\0';
-	if (!msg)
-		return -ENOMEM;
-	ret = bf_nl_request(nl, msg, version_cb, v);
-	snprintf(buf, len, "%s", v);
-	return ret;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Runs as the CLI sees them: the request, the kernel's view of a run, the
- * intervals collected, and the engine that starts a run, follows it to the
- * end (multicast + ring dump) and stops it on SIGINT/SIGTERM.
+ * intervals collected, the progress line's state. Types only: the engine
+ * (runner.h), the summary (report.h), the aggregates (result.h) and the
+ * progress line (progress.h) declare their functions beside their code.
  */
 #ifndef BLKFLOOR_RUN_H
 #define BLKFLOOR_RUN_H
@@ -130,98 +131,5 @@ struct bf_progress {
 				 * rule's state, updated by res->watch) */
 	struct bf_eta eta;	/* the recent rate, for the ETA */
 };
-
-void bf_progress_init(struct bf_progress *p, FILE *f, bool quiet,
-		      uint64_t interval_ns, uint64_t total_bytes,
-		      uint64_t total_ns, const char *label);
-void bf_progress_iv(struct bf_progress *p, const struct bf_iv *iv);
-void bf_progress_end(struct bf_progress *p);
-/*
- * The progress line itself (pure, for tests): elapsed, bytes done (of
- * @total_bytes), the interval's rate, the mean, and the ETA: from the
- * recent rate in @e for a byte-limited run ("unknown" while that rate is
- * not stable), from @total_ns for a time-limited one.
- */
-void bf_progress_line(char *buf, size_t len, const struct bf_iv *iv,
-		      uint64_t total_bytes, uint64_t total_ns,
-		      const struct bf_eta *e);
-
-/* RUN_GET of one run. 0 or a negative errno. */
-int bf_run_get(struct bf_nl *nl, uint32_t id, struct bf_run_info *ri);
-/* RUN_STOP: answered at once, the run then drains (state stopping). */
-int bf_run_stop(struct bf_nl *nl, uint32_t id);
-
-/* Parsers of replies. */
-int bf_run_info_parse(const struct bf_nl_msg *m, struct bf_run_info *ri);
-int bf_iv_parse(const struct nlattr *nest, struct bf_iv *iv,
-		struct bf_hist *scratch);
-int bf_caps_get(struct bf_nl *nl, const char *dev, struct bf_caps *c);
-/*
- * ERROR_GET: run @id's error log into res->errlog (replacing what was
- * there). 0 or a negative errno.
- */
-int bf_err_log_get(struct bf_nl *nl, uint32_t id, struct bf_run_result *res);
-int bf_err_entry_parse(const struct nlattr *nest, struct bf_err_entry *e);
-
-/*
- * Add interval @iv, which must be res->next (the engine orders them):
- * aggregates, and the interval itself with keep_iv. 0 or -ENOMEM.
- */
-int bf_result_add_iv(struct bf_run_result *res, const struct bf_iv *iv,
-		     const struct bf_hist *h);
-/* keep_iv is set: every interval is stored unless the caller clears it. */
-void bf_result_init(struct bf_run_result *res);
-void bf_result_free(struct bf_run_result *res);
-/* Intervals the kernel closed (from res->first on) that we do not have. */
-uint64_t bf_result_missing(const struct bf_run_result *res);
-
-struct bf_tracer;
-
-/*
- * Start a run, show progress, wait for its end (stopping it on SIGINT or
- * SIGTERM), fetch intervals the multicast stream lost. Every interval goes
- * to the trace @t (if not NULL) as it arrives, lost ones as gaps, and the
- * trailer at the end. Returns 0 when the run ended (in any state: check
- * res->info.state), or a negative errno when it could not be started or
- * followed (message printed).
- */
-int bf_run_exec(struct bf_nl *nl, const struct bf_run_req *req,
-		struct bf_progress *p, struct bf_run_result *res,
-		struct bf_tracer *t);
-
-/*
- * Follow run @id that is already running (or has ended), from interval
- * @from on: what the kernel's ring still holds first, then the multicast
- * stream (with @stream) until the run ends. SIGINT/SIGTERM detach
- * (res->detached) and leave the run alone. Returns 0 when the run ended
- * or was left, or a negative errno (message printed).
- */
-int bf_run_follow(struct bf_nl *nl, uint32_t id, uint64_t from, bool stream,
-		  struct bf_progress *p, struct bf_run_result *res,
-		  struct bf_tracer *t);
-
-/* Latency over a whole run (ns), from the summed histogram. */
-struct bf_lat {
-	double min, mean, p50, p99, p999, max;
-};
-
-void bf_run_lat(const struct bf_run_result *res, struct bf_lat *l);
-
-/* Summary of one run: text and JSON members of the current object. */
-void bf_run_print_summary(FILE *f, const struct bf_run_result *res);
-void bf_run_json_summary(struct bf_json *j, const struct bf_run_result *res);
-/* Exit code for a run result, printing "run failed: ..." if it failed. */
-int bf_run_exit_code(const struct bf_run_result *res);
-
-/* Mean rate over the run, bytes/s, and IOPS. */
-double bf_run_bps(const struct bf_run_info *ri);
-double bf_run_iops(const struct bf_run_info *ri);
-
-/* Refuse destructive ops without --yes-destroy-data; prints the refusal. */
-bool bf_refuse_destroy(const char *dev, const struct bf_caps *c,
-		       uint8_t op, bool yes);
-
-/* Module version via INFO_GET into @buf ("" on failure). */
-int bf_module_version(struct bf_nl *nl, char *buf, size_t len);
 
 #endif /* BLKFLOOR_RUN_H */

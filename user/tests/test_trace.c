@@ -13,6 +13,8 @@
 #include "kselftest_harness.h"
 #pragma GCC diagnostic pop
 #include "classify.h"
+#include "progress.h"
+#include "report.h"
 #include "run.h"
 #include "trace.h"
 
