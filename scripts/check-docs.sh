@@ -273,11 +273,12 @@ st=$?
 result $st "user/blkfloor.8 renders without groff warnings"
 
 # ---- the man page names every option ---------------------------------------
-# The options of the shared table (user/opts.c) and every "--name" the
+# The options of the shared table (user/run/opts.c) and every "--name" the
 # commands compare their arguments with.
 missing=
-for o in $({ sed -n 's/^[[:space:]]*{ "\([a-z][a-z0-9-]*\)", BF_O_.*/\1/p' user/opts.c
-	     grep -ho '"--[a-z][a-z0-9-]*"' user/*.c | tr -d '"' | sed 's/^--//'; } |
+for o in $({ sed -n 's/^[[:space:]]*{ "\([a-z][a-z0-9-]*\)", BF_O_.*/\1/p' user/run/opts.c
+	     grep -ho '"--[a-z][a-z0-9-]*"' user/nl/*.c user/dev/*.c user/run/*.c user/cmd/*.c |
+		tr -d '"' | sed 's/^--//'; } |
 	   sort -u); do
 	grep -qF -- "\\-\\-$(printf '%s' "$o" | sed 's/-/\\-/g')" user/blkfloor.8 ||
 		missing="$missing --$o"

@@ -4,12 +4,14 @@
 # Static checks as one KTAP suite: checkpatch --strict on every kernel
 # source, the netlink code generated from the YNL spec up to date, shell
 # scripts parse, make profile's and make bench's host parts work
-# (selftests/bench/test_profile.py, test_report.py).
+# (selftests/bench/test_profile.py, test_report.py), and user/'s layers
+# hold: no include cycle, no folder including from a layer above it
+# (scripts/user-layers.py).
 cd "$(dirname "$0")/.."
 cp=build/ksrc/scripts/checkpatch.pl
 files=(kmod/*.c kmod/*.h include/uapi/linux/*.h)
 spec=Documentation/netlink/specs/blkfloor.yaml
-checks=$((${#files[@]} + 4))
+checks=$((${#files[@]} + 5))
 echo "KTAP version 1"
 echo "1..$checks"
 n=0 rc=0
@@ -44,4 +46,8 @@ out=$(python3 selftests/bench/test_report.py 2>&1)
 r=$?
 [ $r != 0 ] && printf '%s\n' "$out" | sed 's/^/# /'
 result $r "make bench: report ratios against bare-stamped, like-for-like writes, latency biases"
+out=$(python3 scripts/user-layers.py 2>&1)
+r=$?
+[ -n "$out" ] && printf '%s\n' "$out" | sed 's/^/# /'
+result $r "user/: no include cycle, no include from a layer above (scripts/user-layers.py)"
 exit $rc

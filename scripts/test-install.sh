@@ -42,11 +42,14 @@ copy() {
 	cp -rp kmod include "$1/"
 	rm -f "$1"/kmod/*.o "$1"/kmod/*.ko "$1"/kmod/*.mod* "$1"/kmod/.*.cmd \
 	      "$1"/kmod/modules.order "$1"/kmod/Module.symvers
-	mkdir -p "$1/user/analysis"
-	cp -p user/Makefile user/*.[ch] user/blkfloor.8 "$1/user/"
-	cp -p user/analysis/*.[ch] "$1/user/analysis/"
-	cp -p user/*.o user/blkfloor "$1/user/" 2>/dev/null
-	cp -p user/analysis/*.o user/analysis/*.a "$1/user/analysis/" 2>/dev/null
+	cp -p user/Makefile user/*.h user/blkfloor.8 "$1/user/"
+	cp -p user/blkfloor "$1/user/" 2>/dev/null
+	for d in analysis nl dev run cmd; do
+		mkdir -p "$1/user/$d"
+		cp -p user/$d/*.[ch] "$1/user/$d/"
+		cp -p user/$d/*.o "$1/user/$d/" 2>/dev/null
+	done
+	cp -p user/analysis/*.a "$1/user/analysis/" 2>/dev/null
 	return 0
 }
 

@@ -286,7 +286,7 @@ def throughput(eng, out, base, dev, irqmode, tests, rounds, t):
 
 def cli_run(cli, dev, bs, qd, t):
     """blkfloor's p50 the way a user gets it: the CLI's summary, from the
-    sum of the run's interval histograms (user/report.c)."""
+    sum of the run's interval histograms (user/run/report.c)."""
     j = json.loads(sh(cli, "run", dev, "--rw", "randread", "--bs", str(bs),
                       "--qd", str(qd), "--time", "%gs" % t, "--quiet",
                       "--json"))

@@ -234,6 +234,39 @@ TEST(create)
 	rmdir(dir);
 }
 
+/* A series keeps the trace of its last run: each run starts the file over. */
+TEST(start_over)
+{
+	char dir[] = "/tmp/bf-traceout-XXXXXX", path[64];
+	struct bf_run_info ri = { 0 };
+	struct bf_tracer t;
+	struct bf_iv iv;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t", dir);
+	ASSERT_EQ(0, bf_tracer_create(&t, path, false, 4096, 0));
+	t.header_done = true;		/* (the header needs the kernel) */
+	iv_fill(&iv, 0);
+	bf_tracer_iv(&t, &iv);
+	ri.state = BLKFLOOR_STATE_DONE;
+	bf_tracer_end(&t, &ri, 0);
+	EXPECT_TRUE(t.ended);
+	ASSERT_EQ(0, bf_tracer_rewind(&t));
+	EXPECT_FALSE(t.header_done);
+	EXPECT_FALSE(t.ended);
+	EXPECT_EQ(0U, t.off);
+	iv_fill(&iv, 1);
+	bf_tracer_iv(&t, &iv);
+	ri.state = BLKFLOOR_STATE_STOPPED;
+	bf_tracer_end(&t, &ri, 0);
+	EXPECT_EQ(0, bf_tracer_close(&t));
+	EXPECT_STREQ("1,0.001000,0.002000,131072,1,0,131.072,250.000,250.000,250.000,250.000,250.000,250.000,262144,,,,,,,,,\n"
+		     "# state: stopped\n# errno: 0\n# dropped: 0\n",
+		     slurp(path));
+	unlink(path);
+	rmdir(dir);
+}
+
 /* # KEY: TEXT notes (stop, experiment): one line each, newlines flattened */
 TEST(note)
 {

@@ -20,82 +20,12 @@
 #include "devinfo.h"
 #include "grow.h"
 #include "origin.h"
-#include "run.h"
+#include "progress.h"
+#include "result.h"
+#include "runner.h"
 #include "trace.h"
 #include "traceout.h"
 #include "units.h"
-
-void bf_result_init(struct bf_run_result *res)
-{
-	memset(res, 0, sizeof(*res));
-	res->keep_iv = true;
-}
-
-void bf_result_free(struct bf_run_result *res)
-{
-	free(res->iv);
-	res->iv = NULL;
-	res->niv = res->cap = 0;
-	free(res->errlog);
-	res->errlog = NULL;
-	res->nerrlog = 0;
-	free(res->pev);
-	res->pev = NULL;
-	res->npev = res->pevcap = 0;
-}
-
-static int keep_iv(struct bf_run_result *res, const struct bf_iv *iv)
-{
-	struct bf_iv *n;
-
-	if (iv->index >= SIZE_MAX)
-		return -ENOMEM;
-	n = bf_grow(res->iv, &res->cap, iv->index + 1, sizeof(*n), 64);
-	if (!n)
-		return -ENOMEM;
-	res->iv = n;
-	res->iv[iv->index] = *iv;
-	res->iv[iv->index].have = true;
-	if (iv->index >= res->niv)
-		res->niv = iv->index + 1;
-	return 0;
-}
-
-int bf_result_add_iv(struct bf_run_result *res, const struct bf_iv *iv,
-		     const struct bf_hist *h)
-{
-	double dt = (iv->end_ns - iv->start_ns) / 1e9;
-	size_t i;
-
-	if (res->keep_iv && keep_iv(res, iv))
-		return -ENOMEM;
-	if (h)
-		bf_hist_merge(&res->hist, h);
-	for (i = 0; i < __BLKFLOOR_ERR_MAX; i++)
-		res->err_class[i] += iv->err[i];
-	if (iv->ios) {
-		if (!res->lat_ios || iv->lat_min < res->lat_min)
-			res->lat_min = iv->lat_min;
-		if (iv->lat_max > res->lat_max)
-			res->lat_max = iv->lat_max;
-		res->lat_ios += iv->ios;
-		res->lat_sum += iv->lat_sum;
-	}
-	if (dt > 0 && iv->bytes / dt > res->peak_bps)
-		res->peak_bps = iv->bytes / dt;
-	res->received++;
-	res->next = iv->index + 1;
-	return 0;
-}
-
-uint64_t bf_result_missing(const struct bf_run_result *res)
-{
-	uint64_t m = res->lost;
-
-	if (res->info.intervals > res->next)
-		m += res->info.intervals - res->next;
-	return m;
-}
 
 int bf_run_info_parse(const struct bf_nl_msg *m, struct bf_run_info *ri)
 {

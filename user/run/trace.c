@@ -156,14 +156,6 @@ size_t bf_trace_fmt_iv(char *buf, size_t len, const struct bf_iv *iv)
 	return (size_t)n < len ? (size_t)n : len - 1;
 }
 
-void bf_trace_write_iv(FILE *f, const struct bf_iv *iv)
-{
-	char line[BF_TRACE_LINE_MAX];
-
-	bf_trace_fmt_iv(line, sizeof(line), iv);
-	fputs(line, f);
-}
-
 size_t bf_trace_fmt_gap(char *buf, size_t len, uint64_t first, uint64_t last)
 {
 	int n = snprintf(buf, len, "# gap: %llu-%llu\n",
@@ -206,14 +198,6 @@ size_t bf_trace_fmt_end(char *buf, size_t len, const char *state, int err,
 			 state, err, (unsigned long long)dropped);
 
 	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
-}
-
-void bf_trace_write_end(FILE *f, const char *state, int err, uint64_t dropped)
-{
-	char buf[BF_TRACE_LINE_MAX];
-
-	bf_trace_fmt_end(buf, sizeof(buf), state, err, dropped);
-	fputs(buf, f);
 }
 
 /* Header: ~17 metadata lines and the column names; model and serial long. */

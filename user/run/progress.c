@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "run.h"
+#include "progress.h"
 #include "units.h"
 
 void bf_progress_init(struct bf_progress *p, FILE *f, bool quiet,

@@ -61,9 +61,6 @@ struct bf_trace_meta {
 /* "2026-11-29T22:00:30Z" */
 void bf_iso8601(char *buf, size_t len, uint64_t realtime_ns);
 void bf_trace_write_header(FILE *f, const struct bf_trace_meta *m);
-void bf_trace_write_iv(FILE *f, const struct bf_iv *iv);
-void bf_trace_write_end(FILE *f, const char *state, int err,
-			uint64_t dropped);
 
 /*
  * The same lines into @buf (NUL-terminated); return the length, which is

@@ -85,4 +85,7 @@ uint64_t bf_nla_u64(const struct nlattr *a, uint64_t def);
 uint32_t bf_nla_u32(const struct nlattr *a, uint32_t def);
 uint8_t bf_nla_u8(const struct nlattr *a, uint8_t def);
 
+/* Module version via INFO_GET into @buf ("" on failure). */
+int bf_module_version(struct bf_nl *nl, char *buf, size_t len);
+
 #endif /* BLKFLOOR_NL_H */

@@ -9,7 +9,11 @@
 #include "blkfloor.h"
 #include "nl.h"
 #include "opts.h"
+#include "progress.h"
+#include "report.h"
+#include "result.h"
 #include "run.h"
+#include "runner.h"
 
 struct bf_tracer;
 
@@ -55,6 +59,14 @@ int bf_measure(struct bf_ctx *c, const struct bf_run_req *req,
  */
 int bf_preflight(struct bf_ctx *c, const struct bf_opts *o,
 		 const struct bf_run_req *req, struct bf_tracer *t);
+/*
+ * The trace part of bf_preflight(), for a command with more than one trace
+ * (stability): create @path for a run like @req in @t. EXIT_OK, or
+ * EXIT_USAGE with the reason printed and nothing left behind. The caller
+ * sets c->trace to @t for the run that writes it.
+ */
+int bf_preflight_trace(const struct bf_ctx *c, const char *path, bool force,
+		       const struct bf_run_req *req, struct bf_tracer *t);
 /*
  * Close the trace of bf_preflight(): flushed and closed after a run that
  * started, removed if none did. 0, or a negative errno if the trace lost

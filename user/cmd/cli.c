@@ -175,8 +175,6 @@ static int check_identity(const struct bf_ctx *c)
 int bf_preflight(struct bf_ctx *c, const struct bf_opts *o,
 		 const struct bf_run_req *req, struct bf_tracer *t)
 {
-	uint64_t ivs;
-
 	c->trace = NULL;
 	if (c->dev && check_identity(c))
 		return EXIT_USAGE;
@@ -187,12 +185,22 @@ int bf_preflight(struct bf_ctx *c, const struct bf_opts *o,
 	}
 	if (!o->trace)
 		return EXIT_OK;
-	ivs = bf_trace_expect_intervals(req_bytes(c, req), req->max_time_ns,
-					req->interval_ns);
-	if (bf_tracer_create(t, o->trace, o->force,
-			     bf_trace_expect_bytes(ivs), c->caps.size))
+	if (bf_preflight_trace(c, o->trace, o->force, req, t))
 		return EXIT_USAGE;
 	c->trace = t;
+	return EXIT_OK;
+}
+
+int bf_preflight_trace(const struct bf_ctx *c, const char *path, bool force,
+		       const struct bf_run_req *req, struct bf_tracer *t)
+{
+	uint64_t ivs = bf_trace_expect_intervals(req_bytes(c, req),
+						 req->max_time_ns,
+						 req->interval_ns);
+
+	if (bf_tracer_create(t, path, force, bf_trace_expect_bytes(ivs),
+			     c->caps.size))
+		return EXIT_USAGE;
 	return EXIT_OK;
 }
 

@@ -426,6 +426,23 @@ int bf_tracer_close(struct bf_tracer *t)
 	return ret;
 }
 
+int bf_tracer_rewind(struct bf_tracer *t)
+{
+	int ret = 0;
+
+	if (t->fd < 0 || t->failed)
+		return 0;
+	if (!ftruncate(t->fd, 0) && lseek(t->fd, 0, SEEK_SET) >= 0)
+		t->off = 0;
+	else if (errno != EINVAL && errno != ESPIPE)
+		ret = -errno;	/* (a pipe: the next trace follows) */
+	t->header_done = false;
+	t->ended = false;
+	t->run_id = 0;
+	t->gaps_before = 0;
+	return ret;
+}
+
 void bf_tracer_discard(struct bf_tracer *t)
 {
 	if (t->fd >= 0)

@@ -494,3 +494,27 @@ void bf_nl_events_close(struct bf_nl_events *ev)
 		nl_socket_free(ev->sk);
 	ev->sk = NULL;
 }
+
+static int version_cb(const struct bf_nl_msg *m, void *arg)
+{
+	char *buf = arg;
+
+	if (m->tb[BLKFLOOR_A_VERSION])
+		snprintf(buf, 64, "%.*s", nla_len(m->tb[BLKFLOOR_A_VERSION]),
+			 (char *)nla_data(m->tb[BLKFLOOR_A_VERSION]));
+	return 0;
+}
+
+int bf_module_version(struct bf_nl *nl, char *buf, size_t len)
+{
+	char v[64] = "";
+	struct nl_msg *msg = bf_nl_msg(nl, BLKFLOOR_CMD_INFO_GET, false);
+	int ret;
+
+	buf[0] = '\0';
+	if (!msg)
+		return -ENOMEM;
+	ret = bf_nl_request(nl, msg, version_cb, v);
+	snprintf(buf, len, "%s", v);
+	return ret;
+}

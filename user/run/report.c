@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What a finished run prints: the summary (text, JSON) and its trace file.
+ * What a finished run prints: the summary (text, JSON). Its trace is
+ * written as it runs (traceout.c).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <netlink/genl/genl.h>
 
 #include "blkfloor.h"
-#include "devinfo.h"
-#include "run.h"
-#include "trace.h"
+#include "report.h"
+#include "result.h"
 #include "units.h"
 
 double bf_run_bps(const struct bf_run_info *ri)
@@ -206,120 +204,4 @@ int bf_run_exit_code(const struct bf_run_result *res)
 	if (res->interrupted || res->info.state != BLKFLOOR_STATE_DONE)
 		return EXIT_FAIL;
 	return EXIT_OK;
-}
-
-static int version_cb(const struct bf_nl_msg *m, void *arg)
-{
-	char *buf = arg;
-
-	if (m->tb[BLKFLOOR_A_VERSION])
-		snprintf(buf, 64, "%.*s", nla_len(m->tb[BLKFLOOR_A_VERSION]),
-			 (char *)nla_data(m->tb[BLKFLOOR_A_VERSION]));
-	return 0;
-}
-
-int bf_module_version(struct bf_nl *nl, char *buf, size_t len)
-{
-	char v[64] = "";
-	struct nl_msg *msg = bf_nl_msg(nl, BLKFLOOR_CMD_INFO_GET, false);
-	int ret;
-
-	buf[0] = '\0';
-	if (!msg)
-		return -ENOMEM;
-	ret = bf_nl_request(nl, msg, version_cb, v);
-	snprintf(buf, len, "%s", v);
-	return ret;
-}
-
-int bf_run_write_trace(const char *path, struct bf_nl *nl,
-		       const struct bf_run_req *req,
-		       const struct bf_run_result *res, uint64_t dev_size)
-{
-	const struct bf_run_info *ri = &res->info;
-	struct bf_trace_meta m = { 0 };
-	char opts[BF_FLAGS_LEN];
-	struct bf_devinfo di;
-	char name[64], modver[64], line[BF_TRACE_LINE_MAX];
-	struct utsname u;
-	size_t i;
-	FILE *f;
-	int ret = 0;
-
-	bf_dev_basename(req->dev, name, sizeof(name));
-	bf_devinfo_read("/sys", name, &di);
-	bf_module_version(nl, modver, sizeof(modver));
-	if (uname(&u))
-		snprintf(u.release, sizeof(u.release), "unknown");
-
-	f = fopen(path, "w");
-	if (!f) {
-		ret = -errno;
-		fprintf(stderr, "blkfloor: cannot write trace %s: %s\n", path,
-			strerror(errno));
-		return ret;
-	}
-	m.device = req->dev;
-	m.run_id = ri->id;
-	m.size_bytes = dev_size;
-	m.model = di.vendor[0] && di.model[0] ? NULL : di.model;
-	m.serial = di.serial;
-	m.transport = di.transport;
-	m.kernel = u.release;
-	m.op = bf_op_name(ri->op);
-	m.pattern = ri->pattern == BLKFLOOR_PATTERN_SEQ ? "seq" : "random";
-	m.bs = ri->bs;
-	m.qd = ri->qd;
-	m.offset = ri->offset;
-	m.length = ri->length;
-	m.interval_ns = ri->interval_ns ? ri->interval_ns :
-			req->interval_ns ? req->interval_ns :
-			BLKFLOOR_INTERVAL_DEFAULT_NS;
-	m.data = bf_data_name(ri->data);
-	m.options = bf_flags_str(opts, sizeof(opts), ri->flags);
-	m.seed = ri->seed;
-	m.start_time_ns = ri->start_time_ns;
-	m.cli_version = BLKFLOOR_CLI_VERSION;
-	m.module_version = modver;
-	{
-		char model[200];
-
-		if (!m.model) {
-			snprintf(model, sizeof(model), "%s %s", di.vendor,
-				 di.model);
-			m.model = model;
-		}
-		bf_trace_write_header(f, &m);
-	}
-	for (i = res->first; i < res->niv; i++) {
-		size_t j = i;
-
-		if (res->iv[i].have) {
-			bf_trace_write_iv(f, &res->iv[i]);
-			continue;
-		}
-		/* intervals never received: a gap, not a join */
-		while (j + 1 < res->niv && !res->iv[j + 1].have)
-			j++;
-		bf_trace_fmt_gap(line, sizeof(line), i, j);
-		fputs(line, f);
-		i = j;
-	}
-	if (ri->intervals > res->niv) {
-		bf_trace_fmt_gap(line, sizeof(line), res->niv,
-				 ri->intervals - 1);
-		fputs(line, f);
-	}
-	for (i = 0; i < res->nerrlog; i++) {
-		bf_trace_fmt_error(line, sizeof(line), &res->errlog[i]);
-		fputs(line, f);
-	}
-	bf_trace_write_end(f, bf_state_name(ri->state), ri->err,
-			   bf_result_missing(res));
-	if (fclose(f)) {
-		ret = -errno;
-		fprintf(stderr, "blkfloor: cannot write trace %s: %s\n", path,
-			strerror(errno));
-	}
-	return ret;
 }

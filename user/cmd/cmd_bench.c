@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "fit.h"
+#include "traceout.h"
 #include "units.h"
 
 #define POINT_TIME_NS	(5ULL * 1000000000ULL)
@@ -26,7 +27,9 @@ struct point {
 /*
  * Run one point; returns 0, 1 if interrupted (stop the series), or -errno.
  * The series' trace, if any, is of its last point only: --trace names one
- * file, so bench commands take it as "trace of the last point".
+ * file, so bench commands take it as "trace of the last point". The file
+ * was created before the first point (bf_preflight()); each point's run
+ * writes it as it goes and the next point starts it over.
  */
 static int run_point(struct bf_ctx *c, const struct bf_opts *o,
 		     struct bf_run_req *req, struct point *pt,
@@ -35,6 +38,14 @@ static int run_point(struct bf_ctx *c, const struct bf_opts *o,
 	struct bf_run_result res;
 	int ret;
 
+	if (c->trace && c->trace->header_done) {
+		ret = bf_tracer_rewind(c->trace);
+		if (ret) {
+			fprintf(stderr, "blkfloor: trace %s: cannot start it over for the next point: %s\n",
+				c->trace->path, strerror(-ret));
+			return ret;
+		}
+	}
 	ret = bf_measure(c, req, o, label, &res);
 	if (ret) {
 		bf_result_free(&res);
@@ -55,8 +66,6 @@ static int run_point(struct bf_ctx *c, const struct bf_opts *o,
 	} else if (res.interrupted) {
 		ret = 1;
 	}
-	if (o->trace && !ret)
-		bf_run_write_trace(o->trace, &c->nl, req, &res, c->caps.size);
 	bf_result_free(&res);
 	return ret;
 }
@@ -92,21 +101,38 @@ static void point_req(struct bf_run_req *req, const struct bf_opts *o,
 	}
 }
 
-static int bench_open(const char *cmd, struct bf_ctx *c, struct bf_opts *o,
-		      uint8_t op)
+/*
+ * Open the device and run the preflight (the trace, with --trace, is
+ * created here, before any point runs). EXIT_OK, or an exit code with the
+ * reason printed.
+ */
+static int bench_open(struct bf_ctx *c, struct bf_opts *o, uint8_t op,
+		      struct bf_tracer *t)
 {
+	struct bf_run_req req;
+	int ret;
+
 	if (bf_ctx_open(c, o->pos[0]))
 		return EXIT_FAIL;
 	if (bf_refuse_destroy(c->dev, &c->caps, op, o->yes)) {
 		bf_ctx_close(c);
 		return EXIT_FAIL;
 	}
-	return EXIT_OK;
+	point_req(&req, o, c);
+	ret = bf_preflight(c, o, &req, t);
+	if (ret)
+		bf_ctx_close(c);
+	return ret;
 }
 
-static int point_exit(int ret)
+/* The series' exit code; closes its trace and the device. */
+static int bench_close(struct bf_ctx *c, int ret)
 {
-	return ret ? EXIT_FAIL : EXIT_OK;
+	ret = ret ? EXIT_FAIL : EXIT_OK;
+	if (bf_trace_finish(c))
+		ret = EXIT_FAIL;
+	bf_ctx_close(c);
+	return ret;
 }
 
 /* ---- sweep ---- */
@@ -117,6 +143,7 @@ static int do_sweep(int argc, char **argv)
 	double x[16], y[16];
 	struct bf_fit fit;
 	struct bf_opts o = { 0 };
+	struct bf_tracer trace;
 	struct bf_ctx c;
 	char err[160], a[BF_FMT_LEN], b[BF_FMT_LEN], l[BF_FMT_LEN];
 	size_t n = 0, i;
@@ -130,8 +157,9 @@ static int do_sweep(int argc, char **argv)
 	if (bf_opts_parse(&o, argc, argv, BENCH_OPTS | BF_OPT(RW) | BF_OPT(SIZE),
 			  1, 1, err, sizeof(err)))
 		return bf_usage(argv[0], err);
-	if (bench_open(argv[0], &c, &o, o.op))
-		return EXIT_FAIL;
+	ret = bench_open(&c, &o, o.op, &trace);
+	if (ret)
+		return ret;
 	for (bs = 4096; bs <= (16U << 20) && n < 16; bs *= 2) {
 		struct bf_run_req req;
 
@@ -208,8 +236,7 @@ static int do_sweep(int argc, char **argv)
 			       fit.intercept * 1e6,
 			       bf_fmt_rate(a, sizeof(a), 1 / fit.slope), fit.r2);
 	}
-	bf_ctx_close(&c);
-	return point_exit(ret);
+	return bench_close(&c, ret);
 }
 
 BLKFLOOR_COMMAND(sweep, "DEV [options]", do_sweep,
@@ -219,7 +246,7 @@ BLKFLOOR_COMMAND(sweep, "DEV [options]", do_sweep,
 	"  --qd N            requests in flight (default 1)\n"
 	"  --time DURATION   per size (default 5s)\n"
 	"  --size SIZE       per size instead of --time\n"
-	"  --interval DUR, --trace FILE (last point), --json, --quiet, --seed N,\n"
+	"  --interval DUR, --trace FILE (last point), --force, --json, --quiet, --seed N,\n"
 	"  --data MODE, --fua, --preflush, --no-merge, --failfast, --err-limit N,\n"
 	"  --ring N, --no-own,\n"
 	"  --yes-destroy-data");
@@ -254,6 +281,7 @@ static int do_iops(int argc, char **argv)
 {
 	struct point pts[4];
 	struct bf_opts o = { 0 };
+	struct bf_tracer trace;
 	struct bf_ctx c;
 	char err[160], l[32];
 	size_t n = 0, i;
@@ -267,8 +295,9 @@ static int do_iops(int argc, char **argv)
 			  (BENCH_OPTS & ~BF_OPT(QD)) | BF_OPT(RW) | BF_OPT(BS) |
 			  BF_OPT(SIZE), 1, 1, err, sizeof(err)))
 		return bf_usage(argv[0], err);
-	if (bench_open(argv[0], &c, &o, o.op))
-		return EXIT_FAIL;
+	ret = bench_open(&c, &o, o.op, &trace);
+	if (ret)
+		return ret;
 	for (i = 0; i < 4; i++) {
 		struct bf_run_req req;
 
@@ -307,8 +336,7 @@ static int do_iops(int argc, char **argv)
 			print_lat_row(l, &pts[i]);
 		}
 	}
-	bf_ctx_close(&c);
-	return point_exit(ret);
+	return bench_close(&c, ret);
 }
 
 BLKFLOOR_COMMAND(iops, "DEV [options]", do_iops,
@@ -316,7 +344,7 @@ BLKFLOOR_COMMAND(iops, "DEV [options]", do_iops,
 	"  --rw MODE         randread (default); randwrite needs --yes-destroy-data\n"
 	"  --bs SIZE         request size (default 4KiB)\n"
 	"  --time DURATION   per depth (default 5s); --size SIZE instead\n"
-	"  --interval DUR, --trace FILE (last point), --json, --quiet, --seed N,\n"
+	"  --interval DUR, --trace FILE (last point), --force, --json, --quiet, --seed N,\n"
 	"  --data MODE, --err-limit N, --ring N, --no-own, --yes-destroy-data");
 
 /* ---- wss ---- */
@@ -328,6 +356,7 @@ static int do_wss(int argc, char **argv)
 	struct point pts[WSS_MAX];
 	double iops[WSS_MAX];
 	struct bf_opts o = { 0 };
+	struct bf_tracer trace;
 	struct bf_ctx c;
 	char err[160], a[BF_FMT_LEN], b[BF_FMT_LEN];
 	uint64_t set, min;
@@ -341,12 +370,13 @@ static int do_wss(int argc, char **argv)
 	if (bf_opts_parse(&o, argc, argv, BENCH_OPTS | BF_OPT(BS) | BF_OPT(MIN),
 			  1, 1, err, sizeof(err)))
 		return bf_usage(argv[0], err);
-	if (bench_open(argv[0], &c, &o, BLKFLOOR_OP_READ))
-		return EXIT_FAIL;
+	ret = bench_open(&c, &o, BLKFLOOR_OP_READ, &trace);
+	if (ret)
+		return ret;
 	min = o.min < c.caps.size ? o.min : c.caps.size;
 	min = bf_round_down(min, o.bs);
 	if (!min) {
-		bf_ctx_close(&c);
+		bench_close(&c, 0);
 		return bf_usage(argv[0], "--min is smaller than one request");
 	}
 	for (set = min; n < WSS_MAX; set *= 2) {
@@ -410,8 +440,7 @@ static int do_wss(int argc, char **argv)
 			       bf_fmt_bs(a, sizeof(a), min),
 			       n ? bf_fmt_bs(b, sizeof(b), pts[n - 1].region) : "-");
 	}
-	bf_ctx_close(&c);
-	return point_exit(ret);
+	return bench_close(&c, ret);
 }
 
 BLKFLOOR_COMMAND(wss, "DEV [options]", do_wss,
@@ -421,7 +450,7 @@ BLKFLOOR_COMMAND(wss, "DEV [options]", do_wss,
 	"  --bs SIZE         request size (default 4KiB)\n"
 	"  --qd N            requests in flight (default 32)\n"
 	"  --time DURATION   per working set (default 5s)\n"
-	"  --interval DUR, --trace FILE (last point), --json, --quiet, --seed N,\n"
+	"  --interval DUR, --trace FILE (last point), --force, --json, --quiet, --seed N,\n"
 	"  --err-limit N, --ring N, --no-own");
 
 /* ---- corners ---- */
@@ -446,6 +475,7 @@ static int do_corners(int argc, char **argv)
 	struct point pts[4][RAMP_STEPS + 1];
 	bool done[4] = { false };
 	struct bf_opts o = { 0 };
+	struct bf_tracer trace;
 	struct bf_ctx c;
 	struct bf_json j;
 	char err[160], l[64];
@@ -456,8 +486,10 @@ static int do_corners(int argc, char **argv)
 	o.time_ns = POINT_TIME_NS;
 	if (bf_opts_parse(&o, argc, argv, BENCH_OPTS, 1, 1, err, sizeof(err)))
 		return bf_usage(argv[0], err);
-	if (bf_ctx_open(&c, o.pos[0]))
-		return EXIT_FAIL;
+	/* (refuses nothing: the write corners are skipped without --yes) */
+	ret = bench_open(&c, &o, BLKFLOOR_OP_READ, &trace);
+	if (ret)
+		return ret;
 	if (!o.yes)
 		fprintf(stderr, "blkfloor: corners: skipping the two write corners: writing to %s destroys its data; add --yes-destroy-data\n",
 			c.dev);
@@ -527,8 +559,7 @@ static int do_corners(int argc, char **argv)
 			}
 		}
 	}
-	bf_ctx_close(&c);
-	return point_exit(ret);
+	return bench_close(&c, ret);
 }
 
 BLKFLOOR_COMMAND(corners, "DEV [options]", do_corners,
@@ -538,5 +569,5 @@ BLKFLOOR_COMMAND(corners, "DEV [options]", do_corners,
 	"delivered IOPS against latency. Write corners need --yes-destroy-data.\n"
 	"  --qd N            requests in flight (default 32)\n"
 	"  --time DURATION   per point (default 5s; 11 points per corner)\n"
-	"  --interval DUR, --trace FILE (last point), --json, --quiet, --seed N,\n"
+	"  --interval DUR, --trace FILE (last point), --force, --json, --quiet, --seed N,\n"
 	"  --err-limit N, --ring N, --no-own, --yes-destroy-data");

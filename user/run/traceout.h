@@ -77,6 +77,13 @@ void bf_tracer_end(struct bf_tracer *t, const struct bf_run_info *ri,
  * or the negative errno of the failure (already reported).
  */
 int bf_tracer_close(struct bf_tracer *t);
+/*
+ * Start the file over for the next run (a series that keeps the trace of
+ * its last run only): the file is emptied, and the next bf_tracer_start()
+ * writes a new header. A failed trace stays failed. 0 or a negative errno;
+ * a pipe cannot be emptied: there the traces follow each other.
+ */
+int bf_tracer_rewind(struct bf_tracer *t);
 /* Remove a file this command created before any run started. */
 void bf_tracer_discard(struct bf_tracer *t);
 

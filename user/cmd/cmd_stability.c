@@ -13,12 +13,13 @@
 #include "attrib.h"
 #include "classify.h"
 #include "cli.h"
+#include "traceout.h"
 #include "units.h"
 
 #define STAB_OPTS (BF_OPT(BS) | BF_OPT(QD) | BF_OPT(OFFSET) | \
 		   BF_OPT(SIZE) | BF_OPT(INTERVAL) | BF_OPT(RING) | \
 		   BF_OPT(SEED) | BF_OPT(NO_OWN) | BF_OPT(JSON) | \
-		   BF_OPT(QUIET) | BF_OPT(YES))
+		   BF_OPT(QUIET) | BF_OPT(YES) | BF_OPT(FORCE))
 #define STAB_DEFAULT_SIZE	256000000ULL	/* 256 MB */
 #define STAB_DEFAULT_INTERVAL	100000000ULL	/* 100 ms */
 
@@ -165,10 +166,12 @@ static int to_series(const struct bf_run_result *res, struct bf_series *s)
 
 /*
  * One sequential pass of @op over the region; the curve goes to @ser and
- * the trace (if asked) to @trace. Returns an exit code.
+ * the trace (if asked) to *@trace, created by the preflight, written as
+ * the run goes and closed here (*@trace is then NULL). Returns an exit
+ * code.
  */
 static int pass(struct bf_ctx *c, struct bf_run_req *req,
-		const struct bf_opts *o, uint8_t op, const char *trace,
+		const struct bf_opts *o, uint8_t op, struct bf_tracer **trace,
 		struct bf_series *ser)
 {
 	struct bf_run_result res;
@@ -178,15 +181,17 @@ static int pass(struct bf_ctx *c, struct bf_run_req *req,
 	req->flags &= ~BLKFLOOR_F_DESTRUCTIVE;
 	if (bf_op_destructive(op) && o->yes)
 		req->flags |= BLKFLOOR_F_DESTRUCTIVE;
+	c->trace = *trace;
+	*trace = NULL;
 	if (bf_measure(c, req, o, bf_op_name(op), &res)) {
 		bf_result_free(&res);
+		bf_trace_finish(c);
 		return EXIT_FAIL;
 	}
 	ret = bf_run_exit_code(&res);
 	if (!ret && res.interrupted)
 		ret = EXIT_FAIL;
-	if (trace && bf_run_write_trace(trace, &c->nl, req, &res,
-					c->caps.size))
+	if (bf_trace_finish(c))
 		ret = EXIT_FAIL;
 	if (!ret && to_series(&res, ser))
 		ret = EXIT_FAIL;
@@ -199,6 +204,7 @@ static int on_device(const char *cmd, const struct bf_opts *o,
 {
 	struct bf_series rd = { 0 }, wr = { 0 };
 	char a[BF_FMT_LEN], b[BF_FMT_LEN], d[BF_FMT_LEN];
+	struct bf_tracer trd, twr, *tr = NULL, *tw = NULL;
 	struct bf_run_req req;
 	struct bf_attrib at;
 	struct bf_ctx c;
@@ -240,16 +246,29 @@ static int on_device(const char *cmd, const struct bf_opts *o,
 	req.qd = o->qd;
 	req.offset = o->offset;
 	req.length = len;
+	/* both traces are created before the read pass starts */
+	ret = bf_preflight(&c, o, &req, NULL);
+	if (!ret && sa->trace_read) {
+		ret = bf_preflight_trace(&c, sa->trace_read, o->force, &req,
+					 &trd);
+		tr = ret ? NULL : &trd;
+	}
+	if (!ret && sa->trace_write) {
+		ret = bf_preflight_trace(&c, sa->trace_write, o->force, &req,
+					 &twr);
+		tw = ret ? NULL : &twr;
+	}
+	if (ret)
+		goto out;
 	if (!o->json && !o->quiet)
 		fprintf(stderr, "%s: sequential %s reads, then writes, at QD%u over %s of %s, %s intervals\n",
 			cmd, bf_fmt_bs(a, sizeof(a), o->bs), o->qd,
 			bf_fmt_bytes(b, sizeof(b), len), c.dev,
 			bf_fmt_duration(d, sizeof(d), o->interval_ns / 1e9));
 
-	ret = pass(&c, &req, o, BLKFLOOR_OP_READ, sa->trace_read, &rd);
+	ret = pass(&c, &req, o, BLKFLOOR_OP_READ, &tr, &rd);
 	if (!ret)
-		ret = pass(&c, &req, o, BLKFLOOR_OP_WRITE, sa->trace_write,
-			   &wr);
+		ret = pass(&c, &req, o, BLKFLOOR_OP_WRITE, &tw, &wr);
 	if (ret)
 		goto out;
 	ret = bf_attrib(rd.s, rd.n, o->bs, wr.s, wr.n, o->bs, &at);
@@ -279,6 +298,11 @@ static int on_device(const char *cmd, const struct bf_opts *o,
 	}
 	ret = EXIT_OK;
 out:
+	/* a trace whose pass did not run: removed */
+	if (tr)
+		bf_tracer_discard(tr);
+	if (tw)
+		bf_tracer_discard(tw);
 	bf_series_free(&rd);
 	bf_series_free(&wr);
 	bf_ctx_close(&c);
@@ -324,6 +348,11 @@ static int do_stability(int argc, char **argv)
 		ret = bf_usage(argv[0], err);
 		goto out;
 	}
+	if (sa.trace_read && sa.trace_write &&
+	    !strcmp(sa.trace_read, sa.trace_write)) {
+		ret = bf_usage(argv[0], "--trace-read and --trace-write name the same file");
+		goto out;
+	}
 	ret = on_device(argv[0], &o, &sa);
 out:
 	free(av);
@@ -345,7 +374,9 @@ BLKFLOOR_COMMAND(stability, "DEV --yes-destroy-data [options] | --from-traces RE
 	"  --bs SIZE         bytes per request (default 128KiB)\n"
 	"  --qd N            requests in flight (default 32)\n"
 	"  --interval DUR    statistics interval (default 100ms)\n"
-	"  --trace-read F, --trace-write F  record each curve (blkfloor-trace v1)\n"
+	"  --trace-read F, --trace-write F  record each curve (blkfloor-trace v1),\n"
+	"                    as it goes; both are created before any I/O\n"
+	"  --force           overwrite an existing trace file\n"
 	"  --seed N, --ring N, --no-own\n"
 	"  --json            one object: verdict, read, write, explanation\n"
 	"  --quiet           no live progress\n"

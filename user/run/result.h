@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the CLI received of a run: its intervals and aggregates (result.c).
+ */
+#ifndef BLKFLOOR_RESULT_H
+#define BLKFLOOR_RESULT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "run.h"
+
+/*
+ * Add interval @iv, which must be res->next (the engine orders them):
+ * aggregates, and the interval itself with keep_iv. 0 or -ENOMEM.
+ */
+int bf_result_add_iv(struct bf_run_result *res, const struct bf_iv *iv,
+		     const struct bf_hist *h);
+/* keep_iv is set: every interval is stored unless the caller clears it. */
+void bf_result_init(struct bf_run_result *res);
+void bf_result_free(struct bf_run_result *res);
+/* Intervals the kernel closed (from res->first on) that we do not have. */
+uint64_t bf_result_missing(const struct bf_run_result *res);
+
+#endif /* BLKFLOOR_RESULT_H */
