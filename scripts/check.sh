@@ -25,7 +25,7 @@
 # Each suite prints KTAP. CHECK_KERNELS="6.1.0-57-amd64 ..." overrides the
 # kernels; CHECK_TESTS="basic/* run/*" selects guest tests;
 # CHECK_KSFT_TESTS="basic/001 ..." the tests the installed kselftest suite
-# runs in a guest; CHECK_GUEST_TIMEOUT (2400 s) and CHECK_TEST_TIMEOUT (300 s per test) are
+# runs in a guest; CHECK_GUEST_TIMEOUT (3600 s) and CHECK_TEST_TIMEOUT (300 s per test) are
 # raised for slow kernels (make check-debug).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -185,7 +185,7 @@ for kver in $CHECK_KERNELS; do
 	fi
 	# shellcheck disable=SC2086
 	SUITE_WHERE=$kver suite "guest $kver" selftests/vm/run-vm.sh --kver "$kver" \
-		--timeout "${CHECK_GUEST_TIMEOUT:-2400}" "${share[@]}" \
+		--timeout "${CHECK_GUEST_TIMEOUT:-3600}" "${share[@]}" \
 		--usb 512M:discard --uas 512M:discard --nvme 64M -- \
 		selftests/run-guest.sh -t "${CHECK_TEST_TIMEOUT:-300}" $sel "$then"
 done
