@@ -30,6 +30,8 @@
 #include "classify.h"
 #include "classify_int.h"
 #include "origin.h"
+#include "segment.h"
+#include "verdict.h"
 
 /*
  * Stalls: runs of samples under BF_STALL_REL of the upper quartile lasting
@@ -184,9 +186,56 @@ out:
 	return ret;
 }
 
-void bf_report_free(struct bf_report *r)
+/* The first plateau is the host's page cache: how long it lasted. */
+static bool page_cache_burst(const struct bf_report *r)
 {
-	free(r->seg);
-	r->seg = NULL;
-	r->nseg = 0;
+	const struct bf_segment *a, *b;
+
+	if (r->nseg < 2)
+		return false;
+	a = &r->seg[0];
+	b = &r->seg[1];
+	return a->level_mbps >= BF_MEM_SPEED_MBPS &&
+	       a->end_s - a->start_s <= BF_PAGE_CACHE_MAX_S &&
+	       a->bytes <= BF_PAGE_CACHE_MAX_BYTES &&
+	       b->level_mbps > 0 && a->level_mbps >= 5 * b->level_mbps;
+}
+
+int bf_classify_imported(const struct bf_sample *s, size_t n,
+			 struct bf_report *r)
+{
+	double level, secs, bytes, end;
+	char a[32], b[32], why[sizeof(r->reason)], ex[sizeof(r->explain)];
+	size_t k;
+	int ret;
+
+	ret = bf_classify(s, n, r);
+	if (ret || !page_cache_burst(r))
+		return ret;
+	level = r->seg[0].level_mbps;
+	end = r->seg[0].end_s;
+	secs = end - r->seg[0].start_s;
+	bytes = r->seg[0].bytes;
+	for (k = 0; k < n && s[k].t <= end + 1e-9; k++)
+		;
+	if (n - k < 3)
+		return 0;
+	bf_report_free(r);
+	ret = bf_classify(s + k, n - k, r);
+	if (ret)
+		return ret;
+	bf_fmt_mbps(a, sizeof(a), level);
+	bf_fmt_si_bytes(b, sizeof(b), bytes);
+	snprintf(why, sizeof(why), "%s", r->reason);
+	snprintf(r->reason, sizeof(r->reason),
+		 "page cache burst left out (%s MB/s, %s); then ", a, b);
+	k = strlen(r->reason);
+	snprintf(r->reason + k, sizeof(r->reason) - k, "%s", why);
+	snprintf(ex, sizeof(ex), "%s", r->explain);
+	snprintf(r->explain, sizeof(r->explain),
+		 "The first %.1f s (%s) went at %s MB/s, memory speed: the writes filled the host's page cache (a tool writing without O_DIRECT), not an SLC cache; they are left out. ",
+		 secs, b, a);
+	k = strlen(r->explain);
+	snprintf(r->explain + k, sizeof(r->explain) - k, "%s", ex);
+	return 0;
 }

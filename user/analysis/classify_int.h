@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The classifier's stages, shared between its files (not an interface:
- * classify.h is). segment.c finds the plateaus, features.c measures them,
- * verdict.c names the cause and fills the report, explain.c words it.
+ * The classifier's working state and tuning, shared between its stages
+ * (not an interface: classify.h is). segment.c finds the plateaus
+ * (segment.h), features.c measures them (feature.h: <features.h> is glibc's), verdict.c names the
+ * cause and fills the report (verdict.h), explain.c words it (explain.h).
  */
 #ifndef BLKFLOOR_CLASSIFY_INT_H
 #define BLKFLOOR_CLASSIFY_INT_H
@@ -10,7 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "classify.h"
+#include "curve.h"
+#include "classify_report.h"
 
 #define BF_PEN		4.0	/* penalty factor on sigma^2 ln(n) */
 #define BF_MINSEG	2	/* samples */
@@ -76,46 +78,5 @@ struct bf_feat {
 	double line_sd, seg_sd;	/* residual sd: straight line vs plateaus */
 	double slope;		/* log rate per second of the line */
 };
-
-/* segment.c: change points and plateau clean-up */
-double bf_med3(double a, double b, double c);
-double bf_bytes_before(const struct bf_work *w, size_t i);
-size_t bf_seg_n(const struct bf_seg *g);
-bool bf_seg_similar(const struct bf_work *w, const struct bf_seg *a,
-		    const struct bf_seg *b);
-double bf_noise(struct bf_work *w);
-int bf_change_points(struct bf_work *w, struct bf_seg **raw);
-void bf_seg_cleanup(struct bf_work *w, double total);
-
-/* features.c: what the plateaus say */
-void bf_two_means(struct bf_work *w, double *lo, double *hi,
-		  size_t *nlo, size_t *nhi);
-void bf_short_first_level(struct bf_work *w);
-double bf_seg_sd_mbps(const struct bf_work *w, const struct bf_seg *g);
-void bf_locate_step(const struct bf_work *w, size_t b, double hi,
-		    double lo, double *t, double *bytes);
-bool bf_bimodal(struct bf_work *w, double lo, double hi);
-void bf_features(struct bf_work *w, struct bf_feat *f);
-bool bf_recovered(const struct bf_work *w);
-double bf_cliff(const struct bf_work *w, double total);
-bool bf_staircase(const struct bf_work *w, double drop, double total);
-bool bf_linear(const struct bf_work *w, const struct bf_feat *f);
-double bf_deepest_step(const struct bf_work *w);
-void bf_fill_steps(const struct bf_work *w, struct bf_report *r);
-void bf_floor_behaviour(struct bf_work *w, const struct bf_feat *f,
-			struct bf_report *r);
-double bf_clamp01(double v);
-double bf_confidence(size_t nmin, double margin);
-double bf_after_mean(const struct bf_work *w, size_t i);
-double bf_trend_from(const struct bf_work *w, size_t from);
-double bf_jitter_mean(const struct bf_work *w, const struct bf_seg *g);
-
-/* verdict.c: the cause, from the plateaus and the features; the report */
-int bf_classify_work(struct bf_work *w, struct bf_report *r);
-
-/* explain.c: the report in words */
-void bf_explain(struct bf_report *r, const char *why);
-int bf_fill_report(struct bf_work *w, struct bf_report *r);
-void bf_words(struct bf_report *r);
 
 #endif

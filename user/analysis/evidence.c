@@ -7,8 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "classify.h"
+#include "classify_report.h"
 #include "evidence.h"
+#include "fmt.h"
 #include "json.h"
 
 static const char *const exp_names[BF_EXP_COUNT] = {

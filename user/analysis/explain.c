@@ -9,30 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "classify.h"
 #include "classify_int.h"
 #include "evidence.h"
+#include "explain.h"
+#include "feature.h"
+#include "fmt.h"
 #include "json.h"
 #include "origin.h"
-
-const char *bf_class_name(enum bf_class c)
-{
-	switch (c) {
-	case BF_CLASS_STEADY:
-		return "steady";
-	case BF_CLASS_CACHE_EXHAUSTION:
-		return "cache-exhaustion";
-	case BF_CLASS_THERMAL_THROTTLING:
-		return "thermal-throttling";
-	case BF_CLASS_FTL_STARVATION:
-		return "ftl-starvation";
-	case BF_CLASS_UNCLEAR:
-		return "unclear";
-	case BF_CLASS_COUNT:
-		break;
-	}
-	return "unknown";
-}
+#include "segment.h"
+#include "stats.h"
 
 void bf_explain(struct bf_report *r, const char *why)
 {

@@ -6,8 +6,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "classify.h"
 #include "classify_int.h"
+#include "feature.h"
+#include "segment.h"
+#include "stats.h"
 
 /* ---- labelling -------------------------------------------------------- */
 

@@ -30,7 +30,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include "classify.h"
+#include "curve.h"
 #include "grow.h"
 
 static int push_sample(struct bf_series *ser, const struct bf_sample *x)

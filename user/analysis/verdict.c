@@ -8,9 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "classify.h"
 #include "classify_int.h"
 #include "evidence.h"
+#include "explain.h"
+#include "feature.h"
+#include "fmt.h"
+#include "segment.h"
+#include "stats.h"
+#include "verdict.h"
 
 /* ---- the verdict ----------------------------------------------------------- */
 
