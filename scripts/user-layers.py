@@ -26,16 +26,6 @@ import sys
 
 LAYERS = ["", "analysis", "nl", "dev", "run", "cmd"]
 
-# The one cycle known: the classifier is one module in these files
-# (classify.h, classify_int.h and evidence.h are used both ways). It is
-# the analysis library's to split; until then a cycle passes only if all
-# its files are among these, so it cannot grow or spread.
-KNOWN_CYCLE = {
-    "analysis/classify.c", "analysis/evidence.c", "analysis/explain.c",
-    "analysis/features.c", "analysis/origin.c", "analysis/segment.c",
-    "analysis/series.c", "analysis/verdict.c",
-}
-
 
 def strip_comments(text):
     text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"),
@@ -158,10 +148,6 @@ def main():
         if len(comp) < 2:
             continue
         comp = set(comp)
-        if comp <= KNOWN_CYCLE:
-            print("# known: the classifier's files depend on each other: %s"
-                  % ", ".join(sorted(comp)))
-            continue
         lines = []
         for a in sorted(comp):
             for b in sorted(comp & set(dep[a])):
