@@ -24,7 +24,16 @@ struct bf_verdict {
 	double conf;
 	bool step;		/* report the first step as the cache */
 	bool osc;		/* peak/floor are the oscillation's levels */
+	bool dips;		/* one level; its brief dips are not a floor */
 };
+
+/*
+ * Seconds: a controller that throttles for heat stays slow until it has
+ * cooled by its hysteresis, which takes seconds (real drives: tens of
+ * seconds to minutes; the rig's fastest heat model about 1 s). A dip
+ * that climbs back sooner is a hiccup of the device or the host.
+ */
+#define BF_HEAT_MIN_S	0.5
 
 static void __attribute__((format(printf, 2, 3)))
 set_reason(struct bf_report *r, const char *fmt, ...)
@@ -270,13 +279,38 @@ static void decide_cliff(struct bf_work *w, struct bf_feat *f,
 	return;
 }
 
+/*
+ * The slow stretches of a curve that climbs back: runs of plateaus below
+ * the top one by a step or more. Returns the longest (s); their number in
+ * @n.
+ */
+static double slow_stretches(const struct bf_work *w, const struct bf_feat *f,
+			     unsigned int *n)
+{
+	double top = w->seg[f->kmax].lvl, len = 0, longest = 0;
+	size_t g;
+
+	*n = 0;
+	for (g = 0; g < w->nseg; g++) {
+		if (w->seg[g].lvl >= top - BF_REL_STEP) {
+			len = 0;
+			continue;
+		}
+		*n += len == 0;
+		len += w->seg[g].dur;
+		longest = fmax(longest, len);
+	}
+	return longest;
+}
+
 static void decide(struct bf_work *w, struct bf_feat *f,
 		   struct bf_report *r, struct bf_verdict *v)
 {
-	double drop = bf_cliff(w, f->total), deep = bf_deepest_step(w);
+	double drop = bf_cliff(w, f->total), deep = bf_deepest_step(w), slow;
+	unsigned int nslow;
 
 	v->class = BF_CLASS_CACHE_EXHAUSTION;
-	v->step = v->osc = false;
+	v->step = v->osc = v->dips = false;
 	r->recovered = bf_recovered(w);
 	if (drop > 0) {
 		decide_cliff(w, f, r, v, drop);
@@ -318,6 +352,16 @@ static void decide(struct bf_work *w, struct bf_feat *f,
 			return;
 		}
 	}
+	slow = slow_stretches(w, f, &nslow);
+	if (r->recovered && nslow && slow < BF_HEAT_MIN_S) {
+		v->class = BF_CLASS_STEADY;
+		v->dips = true;
+		v->conf = bf_confidence(w->n, 0.5);
+		set_reason(r, "one level with %u brief dip%s (longest %.2f s, deepest %.2fx) that climb%s back: too brief for heat",
+			   nslow, nslow > 1 ? "s" : "", slow, exp(deep),
+			   nslow > 1 ? "" : "s");
+		return;
+	}
 	if (r->recovered && deep >= BF_NEVER_HEAT) {
 		if (f->bimodal && f->hi2 - f->lo2 >= BF_GC_DEPTH) {
 			verdict_oscillation(w, f, r, v);
@@ -350,6 +394,8 @@ static void levels(struct bf_work *w, const struct bf_feat *f,
 	r->has_step = false;
 	r->step_time_s = NAN;
 	r->cache_bytes = NAN;
+	if (v->dips)
+		lo = hi;
 	if (v->osc) {
 		lo = f->lo2;
 		hi = f->hi2;

@@ -541,4 +541,48 @@ TEST(million_samples_under_a_second)
 	bf_series_free(&ser);
 }
 
+/*
+ * One flat level with a single dip of 3 samples that climbs back. At
+ * 20 ms a sample (make check's cli/004: null_blk capped at 200 MiB/s, the
+ * guest's host busy for 60 ms) that is a hiccup: no controller heats,
+ * throttles and cools in 60 ms. At 1 s a sample the same shape is 3 s
+ * slow and may be heat: the rule is about time, not shape.
+ */
+static void dip_curve(struct bf_series *ser, double dt)
+{
+	double b = 0;
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		double x = 210 * (1 + 0.015 * ((i * 7) % 5 - 2));
+
+		if (i >= 5 && i < 8)
+			x *= 0.5;
+		b += x * 1e6 * dt;
+		bf_series_push(ser, dt * (i + 1), dt, x, b);
+	}
+}
+
+TEST(a_brief_dip_is_not_heat)
+{
+	struct bf_series ser = { 0 };
+	struct bf_report r;
+
+	dip_curve(&ser, 0.02);
+	ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
+	EXPECT_EQ(BF_CLASS_STEADY, (int)r.class);
+	EXPECT_NE(NULL, strstr(r.reason, "too brief for heat"));
+	/* what a long job gets: the mean, dip included */
+	EXPECT_TRUE(within(r.floor_mbps, r.mean_mbps, 1e-9));
+	EXPECT_TRUE(within(r.peak_mbps, 210, 0.05));
+	bf_report_free(&r);
+	bf_series_free(&ser);
+
+	dip_curve(&ser, 1);
+	ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
+	EXPECT_EQ(BF_CLASS_THERMAL_THROTTLING, (int)r.class);
+	bf_report_free(&r);
+	bf_series_free(&ser);
+}
+
 TEST_HARNESS_MAIN
