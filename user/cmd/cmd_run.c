@@ -158,25 +158,6 @@ BLKFLOOR_COMMAND(run, "DEV [options]", do_run,
 	"  --quiet           no live progress, only the summary\n"
 	"  --yes-destroy-data  required for write, trim and write-zeroes");
 
-/* The run's intervals as a classifier series. */
-static int to_series(const struct bf_run_result *res, struct bf_series *s)
-{
-	size_t i;
-
-	memset(s, 0, sizeof(*s));
-	for (i = 0; i < res->niv; i++) {
-		const struct bf_iv *iv = &res->iv[i];
-		double dt = (iv->end_ns - iv->start_ns) / 1e9;
-
-		if (!iv->have || dt <= 0)
-			continue;
-		if (bf_series_push(s, iv->end_ns / 1e9, dt, iv->bytes / dt / 1e6,
-				   (double)iv->bytes_total))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
 /* The classifier's JSON object as a member value, without its newline. */
 static void embed_report_json(FILE *f, const struct bf_report *r)
 {
@@ -457,7 +438,7 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 			bf_tracer_note(c.trace, "stop", said);
 	}
 	if (kind != W_BURST) {
-		if (to_series(&res, &ser))
+		if (bf_result_series(&res, &ser))
 			ret = EXIT_FAIL;
 		else if (!bf_classify(ser.s, ser.n, &rep))
 			classified = true;

@@ -146,24 +146,6 @@ out:
 	return ret;
 }
 
-/* A run's closed intervals as a curve. */
-static int to_series(const struct bf_run_result *res, struct bf_series *s)
-{
-	size_t i;
-
-	for (i = 0; i < res->niv; i++) {
-		const struct bf_iv *iv = &res->iv[i];
-		double dt = (iv->end_ns - iv->start_ns) / 1e9;
-
-		if (!iv->have || dt <= 0)
-			continue;
-		if (bf_series_push(s, iv->end_ns / 1e9, dt, iv->bytes / dt / 1e6,
-				   (double)iv->bytes_total))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
 /*
  * One sequential pass of @op over the region; the curve goes to @ser and
  * the trace (if asked) to *@trace, created by the preflight, written as
@@ -193,7 +175,7 @@ static int pass(struct bf_ctx *c, struct bf_run_req *req,
 		ret = EXIT_FAIL;
 	if (bf_trace_finish(c))
 		ret = EXIT_FAIL;
-	if (!ret && to_series(&res, ser))
+	if (!ret && bf_result_series(&res, ser))
 		ret = EXIT_FAIL;
 	bf_result_free(&res);
 	return ret;

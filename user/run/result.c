@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "curve.h"
 #include "grow.h"
 #include "result.h"
 
@@ -80,4 +81,21 @@ uint64_t bf_result_missing(const struct bf_run_result *res)
 	if (res->info.intervals > res->next)
 		m += res->info.intervals - res->next;
 	return m;
+}
+
+int bf_result_series(const struct bf_run_result *res, struct bf_series *s)
+{
+	size_t i;
+
+	for (i = 0; i < res->niv; i++) {
+		const struct bf_iv *iv = &res->iv[i];
+		double dt = (iv->end_ns - iv->start_ns) / 1e9;
+
+		if (!iv->have || dt <= 0)
+			continue;
+		if (bf_series_push(s, iv->end_ns / 1e9, dt, iv->bytes / dt / 1e6,
+				   (double)iv->bytes_total))
+			return -ENOMEM;
+	}
+	return 0;
 }

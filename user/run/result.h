@@ -11,6 +11,8 @@
 
 #include "run.h"
 
+struct bf_series;
+
 /*
  * Add interval @iv, which must be res->next (the engine orders them):
  * aggregates, and the interval itself with keep_iv. 0 or -ENOMEM.
@@ -22,5 +24,10 @@ void bf_result_init(struct bf_run_result *res);
 void bf_result_free(struct bf_run_result *res);
 /* Intervals the kernel closed (from res->first on) that we do not have. */
 uint64_t bf_result_missing(const struct bf_run_result *res);
+/*
+ * The stored intervals as a classifier curve, appended to @s (one sample
+ * per interval that arrived and has a length). 0 or -ENOMEM.
+ */
+int bf_result_series(const struct bf_run_result *res, struct bf_series *s);
 
 #endif /* BLKFLOOR_RESULT_H */
