@@ -40,6 +40,25 @@ void bf_run_lat(const struct bf_run_result *res, struct bf_lat *l)
 	l->p999 = clampd(bf_hist_percentile(&res->hist, 99.9), l->min, l->max);
 }
 
+bool bf_sampling_beats(uint64_t interval_ns, double p50_ns, uint64_t *sugg_ns)
+{
+	static const unsigned int nice[] = { 1, 2, 5 };
+	double want = 5 * p50_ns, ms = 1e6;
+	unsigned int i;
+
+	*sugg_ns = interval_ns;
+	if (!interval_ns || !(p50_ns > 0) || 2 * p50_ns < interval_ns)
+		return false;
+	for (;; ms *= 10) {
+		for (i = 0; i < 3; i++) {
+			if (nice[i] * ms >= want || ms >= 1e12) {
+				*sugg_ns = nice[i] * ms;
+				return true;
+			}
+		}
+	}
+}
+
 /* The error log: the first failed I/Os, then how many were not logged. */
 static void print_err_log(FILE *f, const struct bf_run_result *res)
 {
@@ -73,6 +92,7 @@ void bf_run_print_summary(FILE *f, const struct bf_run_result *res)
 	const char *sep;
 	struct bf_lat l;
 	unsigned int i;
+	uint64_t sugg;
 
 	fprintf(f, "run %u on %s: %s %s, bs %s, qd %u\n", ri->id, ri->dev,
 		bf_pattern_name(ri->pattern), bf_op_name(ri->op),
@@ -124,6 +144,12 @@ void bf_run_print_summary(FILE *f, const struct bf_run_result *res)
 		fprintf(f, " (%llu lost: overwritten in the kernel's ring before they were read)",
 			(unsigned long long)bf_result_missing(res));
 	fputc('\n', f);
+	if (res->hist.total && bf_sampling_beats(ri->interval_ns, l.p50, &sugg))
+		fprintf(f, "  sampling:  intervals of %s are under twice the median latency (%s): each holds about one round of completions, so rates per interval beat with them; --interval %llu%s or more measures the device\n",
+			bf_fmt_duration(a, sizeof(a), ri->interval_ns / 1e9),
+			bf_fmt_lat(b, sizeof(b), l.p50),
+			(unsigned long long)(sugg >= 1000000000 ? sugg / 1000000000 : sugg / 1000000),
+			sugg >= 1000000000 ? "s" : "ms");
 }
 
 void bf_run_json_summary(struct bf_json *j, const struct bf_run_result *res)
@@ -132,6 +158,7 @@ void bf_run_json_summary(struct bf_json *j, const struct bf_run_result *res)
 	char opts[BF_FLAGS_LEN];
 	struct bf_lat l;
 	unsigned int i;
+	uint64_t sugg;
 
 	bf_json_u64(j, "id", ri->id);
 	bf_json_str(j, "device", ri->dev);
@@ -189,6 +216,8 @@ void bf_run_json_summary(struct bf_json *j, const struct bf_run_result *res)
 	bf_json_arr_close(j);
 	bf_json_u64(j, "intervals", ri->intervals);
 	bf_json_u64(j, "intervals_lost", bf_result_missing(res));
+	if (res->hist.total && bf_sampling_beats(ri->interval_ns, l.p50, &sugg))
+		bf_json_u64(j, "interval_ns_suggested", sugg);
 }
 
 int bf_run_exit_code(const struct bf_run_result *res)

@@ -314,4 +314,27 @@ TEST(error_line)
 	EXPECT_EQ(strlen(line), n);
 }
 
+/*
+ * Intervals under twice the median latency beat with the completions
+ * (cli/004's null_blk: 20 ms samples of a device that delivers every
+ * 20 ms): the summary says so and suggests 5 latencies, rounded up.
+ */
+TEST(sampling_that_beats_with_the_completions)
+{
+	uint64_t s;
+
+	EXPECT_TRUE(bf_sampling_beats(20000000, 19.5e6, &s));
+	EXPECT_EQ(100000000ULL, s);
+	EXPECT_TRUE(bf_sampling_beats(100000000, 60e6, &s));
+	EXPECT_EQ(500000000ULL, s);
+	EXPECT_TRUE(bf_sampling_beats(1000000000, 3e9, &s));
+	EXPECT_EQ(20000000000ULL, s);
+	/* two latencies or more per interval: fine, nothing to say */
+	EXPECT_FALSE(bf_sampling_beats(20000000, 9.9e6, &s));
+	EXPECT_EQ(20000000ULL, s);
+	EXPECT_FALSE(bf_sampling_beats(1000000000, 5e6, &s));
+	EXPECT_FALSE(bf_sampling_beats(1000000000, 0, &s));
+	EXPECT_FALSE(bf_sampling_beats(0, 5e6, &s));
+}
+
 TEST_HARNESS_MAIN
