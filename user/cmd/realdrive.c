@@ -12,6 +12,7 @@
 #include "pathinfo.h"
 #include "pathmon.h"
 #include "realdrive.h"
+#include "result.h"
 #include "traceout.h"
 
 /* A probe's stop: the rate under @below for @hold seconds. */
@@ -28,27 +29,6 @@ static bool probe_watch(void *arg, const struct bf_iv *iv)
 		return false;
 	w->low = iv->bytes / dt / 1e6 < w->below ? w->low + dt : 0;
 	return w->hold > 0 && w->low >= w->hold - 1e-9;
-}
-
-/* Append a run's intervals to @out, times and bytes going on from its end. */
-static int append(const struct bf_run_result *res, struct bf_series *out)
-{
-	double t0 = out->n ? out->s[out->n - 1].t : 0;
-	double b0 = out->n ? out->s[out->n - 1].bytes : 0;
-	size_t i;
-
-	for (i = 0; i < res->niv; i++) {
-		const struct bf_iv *iv = &res->iv[i];
-		double dt = (iv->end_ns - iv->start_ns) / 1e9;
-
-		if (!iv->have || dt <= 0)
-			continue;
-		if (bf_series_push(out, t0 + iv->end_ns / 1e9, dt,
-				   iv->bytes / dt / 1e6,
-				   b0 + (double)iv->bytes_total))
-			return -ENOMEM;
-	}
-	return 0;
 }
 
 static int rd_write(void *ctx, const struct bf_probe *p, struct bf_series *out)
@@ -97,7 +77,7 @@ static int rd_write(void *ctx, const struct bf_probe *p, struct bf_series *out)
 			ret = res.interrupted ? -EINTR : res.info.err ?
 			      res.info.err : -EIO;
 		if (!ret)
-			ret = append(&res, out);
+			ret = bf_result_series(&res, out);
 		rd->pos += res.info.bytes;
 		bytes += res.info.bytes;
 		secs += res.info.elapsed_ns / 1e9;

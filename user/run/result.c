@@ -85,6 +85,8 @@ uint64_t bf_result_missing(const struct bf_run_result *res)
 
 int bf_result_series(const struct bf_run_result *res, struct bf_series *s)
 {
+	double t0 = s->n ? s->s[s->n - 1].t : 0;
+	double b0 = s->n ? s->s[s->n - 1].bytes : 0;
 	size_t i;
 
 	for (i = 0; i < res->niv; i++) {
@@ -93,8 +95,9 @@ int bf_result_series(const struct bf_run_result *res, struct bf_series *s)
 
 		if (!iv->have || dt <= 0)
 			continue;
-		if (bf_series_push(s, iv->end_ns / 1e9, dt, iv->bytes / dt / 1e6,
-				   (double)iv->bytes_total))
+		if (bf_series_push(s, t0 + iv->end_ns / 1e9, dt,
+				   iv->bytes / dt / 1e6,
+				   b0 + (double)iv->bytes_total))
 			return -ENOMEM;
 	}
 	return 0;

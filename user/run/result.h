@@ -26,7 +26,8 @@ void bf_result_free(struct bf_run_result *res);
 uint64_t bf_result_missing(const struct bf_run_result *res);
 /*
  * The stored intervals as a classifier curve, appended to @s (one sample
- * per interval that arrived and has a length). 0 or -ENOMEM.
+ * per interval that arrived and has a length), its times and bytes going
+ * on from the end of what @s holds. 0 or -ENOMEM.
  */
 int bf_result_series(const struct bf_run_result *res, struct bf_series *s);
 
