@@ -26,7 +26,9 @@
 # kernels; CHECK_TESTS="basic/* run/*" selects guest tests;
 # CHECK_KSFT_TESTS="basic/001 ..." the tests the installed kselftest suite
 # runs in a guest; CHECK_GUEST_TIMEOUT (3600 s) and CHECK_TEST_TIMEOUT (300 s per test) are
-# raised for slow kernels (make check-debug).
+# raised for slow kernels (make check-debug). CHECK_JOBS=2 runs the
+# kernels' guest suites side by side (each guest's log is printed whole
+# when both are done).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -36,6 +38,7 @@ mkdir -p "$logdir"
 passed=0 failed=0 skipped=0
 failures=()
 logs=() wlogs=() times=()
+declare -A bg_pids=()
 
 # count FILE SUITE: add up the KTAP results of one suite, nested ones
 # included, with its plans checked (scripts/ktap-count.py).
@@ -57,22 +60,59 @@ count() {
 # that fails without printing a "not ok" line counts as one failure.
 # SUITE_WHERE names the kernel a guest suite ran on (for the skip check;
 # default: host).
+suite_log() { echo "$logdir/$(echo "$1" | tr ' /' '__').log"; }
 suite() {
 	local name=$1 log rc start=$SECONDS; shift
-	log=$logdir/$(echo "$name" | tr ' /' '__').log
+	log=$(suite_log "$name")
 	echo "# ---- $name"
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
-	echo "# ---- $name: exit $rc, $((SECONDS - start)) s"
+	suite_done "$name" "$log" "$rc" $((SECONDS - start))
+}
+# suite_done NAME LOG RC SECS: a suite's end line, its time and its count.
+suite_done() {
+	local name=$1 log=$2 rc=$3 f0=$failed
+	echo "# ---- $name: exit $rc, $4 s"
 	logs+=("$log")
 	wlogs+=("${SUITE_WHERE:-host}:$log")
-	times+=("$((SECONDS - start)) $name")
-	local f0=$failed
+	times+=("$4 $name")
 	count "$log" "$name"
 	if [ "$rc" != 0 ] && [ "$failed" = "$f0" ]; then
 		failed=$((failed + 1))
 		failures+=("$name: exited $rc without a failed test result (see $log)")
 	fi
+}
+# suite_bg NAME CMD...: start a suite in the background, its output only to
+# its log; suite_join NAME then waits for it, prints its log whole and
+# counts it as suite does.
+suite_bg() {
+	local name=$1 log; shift
+	log=$(suite_log "$name")
+	echo "# ---- $name: started beside the others"
+	( start=$SECONDS; "$@" > "$log" 2>&1; echo "$? $((SECONDS - start))" > "$log.rc" ) &
+	bg_pids[$log]=$!
+}
+suite_join() {
+	local name=$1 log rc secs l n i=0
+	log=$(suite_log "$name")
+	# a line a minute meanwhile: how far each suite still running is
+	while kill -0 "${bg_pids[$log]}" 2>/dev/null; do
+		sleep 5
+		i=$((i + 1))
+		[ $((i % 12)) = 0 ] || continue
+		for l in "${!bg_pids[@]}"; do
+			kill -0 "${bg_pids[$l]}" 2>/dev/null || continue
+			n=${l##*/}
+			n=${n%.log}
+			echo "# ---- ${n//_/ }: $(grep -c '^\(not \)\?ok [0-9]* [a-z]*/' "$l") tests done"
+		done
+	done
+	wait "${bg_pids[$log]}"
+	read -r rc secs < "$log.rc" 2>/dev/null || { rc=1 secs=0; }
+	rm -f "$log.rc"
+	echo "# ---- $name"
+	cat "$log"
+	suite_done "$name" "$log" "$rc" "$secs"
 }
 
 # single NAME CMD...: one check as a one-test KTAP suite.
@@ -164,6 +204,7 @@ if [ -z "${CHECK_TESTS:-}" ]; then
 			older_tests+=("$t")
 	done
 fi
+started=()
 for kver in $CHECK_KERNELS; do
 	# (one build: W=1 with sparse over every file, C=1)
 	suite "build $kver W=1 C=1" single "module builds warning-free with W=1 and sparse (C=1) on $kver" \
@@ -183,11 +224,16 @@ for kver in $CHECK_KERNELS; do
 		# shellcheck disable=SC2086
 		then="; rc=\$?; { $(scripts/test-kselftest-guest.sh --command ${CHECK_KSFT_TESTS:-}); } > $ksftdir/raw 2>&1; exit \$rc"
 	fi
+	run=suite
+	[ "${CHECK_JOBS:-1}" -le 1 ] || { run=suite_bg; started+=("$kver"); }
 	# shellcheck disable=SC2086
-	SUITE_WHERE=$kver suite "guest $kver" selftests/vm/run-vm.sh --kver "$kver" \
+	SUITE_WHERE=$kver $run "guest $kver" selftests/vm/run-vm.sh --kver "$kver" \
 		--timeout "${CHECK_GUEST_TIMEOUT:-3600}" "${share[@]}" \
 		--usb 512M:discard --uas 512M:discard --nvme 64M -- \
 		selftests/run-guest.sh -t "${CHECK_TEST_TIMEOUT:-300}" $sel "$then"
+done
+for kver in "${started[@]}"; do
+	SUITE_WHERE=$kver suite_join "guest $kver"
 done
 
 # The installed kselftest suite, run in the newest kernel's guest above:
