@@ -26,9 +26,10 @@
 # kernels; CHECK_TESTS="basic/* run/*" selects guest tests;
 # CHECK_KSFT_TESTS="basic/001 ..." the tests the installed kselftest suite
 # runs in a guest; CHECK_GUEST_TIMEOUT (3600 s) and CHECK_TEST_TIMEOUT (300 s per test) are
-# raised for slow kernels (make check-debug). CHECK_JOBS=2 runs the
-# kernels' guest suites side by side (each guest's log is printed whole
-# when both are done).
+# raised for slow kernels (make check-debug). The kernels' guest suites
+# run side by side (CHECK_JOBS, default 2; each guest's log is printed
+# whole when it is done); CHECK_JOBS=1 runs them one after the other,
+# their logs streaming.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -225,7 +226,7 @@ for kver in $CHECK_KERNELS; do
 		then="; rc=\$?; { $(scripts/test-kselftest-guest.sh --command ${CHECK_KSFT_TESTS:-}); } > $ksftdir/raw 2>&1; exit \$rc"
 	fi
 	run=suite
-	[ "${CHECK_JOBS:-1}" -le 1 ] || { run=suite_bg; started+=("$kver"); }
+	[ "${CHECK_JOBS:-2}" -le 1 ] || { run=suite_bg; started+=("$kver"); }
 	# shellcheck disable=SC2086
 	SUITE_WHERE=$kver $run "guest $kver" selftests/vm/run-vm.sh --kver "$kver" \
 		--timeout "${CHECK_GUEST_TIMEOUT:-3600}" "${share[@]}" \
