@@ -90,7 +90,8 @@ suite_bg() {
 	local name=$1 log; shift
 	log=$(suite_log "$name")
 	echo "# ---- $name: started beside the others"
-	( start=$SECONDS; "$@" > "$log" 2>&1; echo "$? $((SECONDS - start))" > "$log.rc" ) &
+	( start=$SECONDS; "$@" > "$log" 2>&1; rc=$?
+	  echo $((SECONDS - start)) > "$log.secs"; exit $rc ) &
 	bg_pids[$log]=$!
 }
 suite_join() {
@@ -109,8 +110,9 @@ suite_join() {
 		done
 	done
 	wait "${bg_pids[$log]}"
-	read -r rc secs < "$log.rc" 2>/dev/null || { rc=1 secs=0; }
-	rm -f "$log.rc"
+	rc=$?
+	read -r secs < "$log.secs" 2>/dev/null || secs=0
+	rm -f "$log.secs"
 	echo "# ---- $name"
 	cat "$log"
 	suite_done "$name" "$log" "$rc" "$secs"
