@@ -3,16 +3,20 @@
 #
 # make check: every test blkfloor has, ending with "N passed, N failed".
 #
-#   1. host: unit tests of the CLI and the classifier, drive-model tests,
-#      static checks (checkpatch --strict, the YNL spec against the header);
-#      installing, the kselftest target (scripts/test-kselftest.sh);
-#   2. for each Debian kernel (6.1 and 6.12): the module built once with
-#      W=1 and sparse (C=1), warning-free; then the guest selftests in QEMU;
+#   1. what the guests run: the CLI and its C tests (-Wall -Wextra
+#      -Werror), the kselftest target (scripts/test-kselftest.sh), and for
+#      each Debian kernel (6.1 and 6.12) the module built once with W=1
+#      and sparse (C=1), warning-free; then each kernel's guest selftests
+#      in QEMU start;
+#   2. while they run, the host: unit tests of the CLI and the
+#      classifier, drive-model tests, static checks (checkpatch --strict,
+#      the YNL spec against the header), installing, and the harness's
+#      own test (a broken rig and a half-run suite must fail:
+#      scripts/test-harness.sh);
 #   3. the installed kselftest suite, run in the newest kernel's guest
 #      after its selftests, result for result against them; tests of the
 #      CLI alone (selftests/newest-kernel-only) run on the newest kernel
-#      only; the harness's own test (a broken rig and a half-run suite
-#      must fail: scripts/test-harness.sh).
+#      only.
 #
 # Results are counted leaf by leaf, nested ones included, with every KTAP
 # plan checked (scripts/ktap-count.py). Then every log must read cleanly
@@ -29,7 +33,8 @@
 # raised for slow kernels (make check-debug). The kernels' guest suites
 # run side by side (CHECK_JOBS, default 2; each guest's log is printed
 # whole when it is done); CHECK_JOBS=1 runs them one after the other,
-# their logs streaming.
+# their logs streaming. CHECK_SHARDS=N runs each kernel's tests in N
+# guests (default 1: on two cores more guests are not faster).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -148,39 +153,21 @@ if [ -z "${CHECK_KERNELS:-}" ]; then
 	done
 fi
 
-# ---- host ---------------------------------------------------------------
+# ---- what the guests run ---------------------------------------------
+# The CLI and the C test programs (the guests run them from the checkout),
+# the installed kselftest suite (the newest kernel's guest runs it after
+# its selftests), each kernel's module: built first, then both guests
+# start and the host's suites run beside them.
+user_built=0
 make -s -C user clean >/dev/null
 if make -s -C user all tests >"$logdir/user-build.log" 2>&1; then
-	for t in user/tests/test_*; do
-		[ -x "$t" ] && [ "${t%.c}" = "$t" ] || continue
-		suite "host ${t#user/tests/}" "$t"
-	done
+	user_built=1
 else
 	cat "$logdir/user-build.log"
 	failures+=("user: build with -Wall -Wextra -Werror failed")
 	failed=$((failed + 1))
 fi
-
-
-if [ -f selftests/vm/test_drivemodel.py ]; then
-	suite "drive models" python3 selftests/vm/test_drivemodel.py --ktap
-fi
-suite "host unit tests under ASan and UBSan" scripts/test-user-sanitize.sh
-suite "static checks" scripts/static-checks.sh
-suite "docs" scripts/check-docs.sh
-suite "install" scripts/test-install.sh
 suite "kselftest target" scripts/test-kselftest.sh
-# LAVA's own schema is Debian's lava-common, for Debian's python3.
-suite "LAVA definitions" /usr/bin/python3 scripts/lava-check.py
-# selftests/config holds what the tests say they need; a missing option fails
-suite "selftests config" python3 scripts/config-check.py
-suite "selftests config check" python3 scripts/config-check.py --self-test
-suite "spec schema and structs" python3 selftests/kmod/spec_check.py
-# The blind evaluation set (classification.rst): its score is printed,
-# never judged; it fails only if the classifier cannot be run on it or the
-# frozen labels changed.
-suite "blind evaluation set" single eval_blind \
-	python3 user/tests/eval-blind/score.py --blkfloor user/blkfloor
 
 # ---- guests -------------------------------------------------------------
 if ! make -s -C selftests >"$logdir/selftests-build.log" 2>&1; then
@@ -207,7 +194,14 @@ if [ -z "${CHECK_TESTS:-}" ]; then
 			older_tests+=("$t")
 	done
 fi
-started=()
+# Each kernel's tests run in CHECK_SHARDS guests (default 1) side by side,
+# shared out by the time each took (scripts/guest-test-times; LPT, in
+# scripts/guest-shards.py), each guest with its own disks; its suite is
+# "guest KVER" alone, "guest KVER part I of N" when shared out.
+# (CHECK_TESTS with a wildcard runs in one guest per kernel.)
+all_tests=()
+for t in selftests/tests/*/[0-9][0-9][0-9]; do all_tests+=("${t#selftests/tests/}"); done
+started=() mainlog=()
 for kver in $CHECK_KERNELS; do
 	# (one build: W=1 with sparse over every file, C=1)
 	suite "build $kver W=1 C=1" single "module builds warning-free with W=1 and sparse (C=1) on $kver" \
@@ -217,37 +211,80 @@ for kver in $CHECK_KERNELS; do
 		failed=$((failed + 1))
 		continue
 	fi
-	sel=${CHECK_TESTS:-}
-	[ "$kver" = "$newest" ] || [ -n "$sel" ] || sel=${older_tests[*]}
-	share=() then=
-	if [ "$kver" = "$newest" ] && [ $ksft = 1 ]; then
-		rm -rf "$ksftdir"
-		mkdir -p "$ksftdir"
-		share=(--share "$ksftdir")
+	parts=("${CHECK_TESTS:-}")
+	case ${CHECK_TESTS:-} in
+	*[][*?]*) ;;
+	*)	if [ -n "${CHECK_TESTS:-}" ]; then read -ra sel <<<"$CHECK_TESTS"
+		elif [ "$kver" = "$newest" ]; then sel=("${all_tests[@]}")
+		else sel=("${older_tests[@]}"); fi
+		mapfile -t parts < <(scripts/guest-shards.py "${CHECK_SHARDS:-1}" \
+			scripts/guest-test-times "${sel[@]}" 2>/dev/null)
+		[ ${#parts[@]} -gt 0 ] || parts=("${sel[*]}") ;;
+	esac
+	for i in "${!parts[@]}"; do
+		name="guest $kver"
+		[ ${#parts[@]} = 1 ] || name+=" part $((i + 1)) of ${#parts[@]}"
+		[ "$kver" != "$newest" ] || mainlog+=("$(suite_log "$name")")
+		share=() then=
+		if [ "$kver" = "$newest" ] && [ $ksft = 1 ] && [ "$i" = 0 ]; then
+			rm -rf "$ksftdir"
+			mkdir -p "$ksftdir"
+			share=(--share "$ksftdir")
+			# shellcheck disable=SC2086
+			then="; rc=\$?; { $(scripts/test-kselftest-guest.sh --command ${CHECK_KSFT_TESTS:-}); } > $ksftdir/raw 2>&1; exit \$rc"
+		fi
+		run=suite
+		[ "${CHECK_JOBS:-2}" -le 1 ] || { run=suite_bg; started+=("$kver|$name"); }
 		# shellcheck disable=SC2086
-		then="; rc=\$?; { $(scripts/test-kselftest-guest.sh --command ${CHECK_KSFT_TESTS:-}); } > $ksftdir/raw 2>&1; exit \$rc"
-	fi
-	run=suite
-	[ "${CHECK_JOBS:-2}" -le 1 ] || { run=suite_bg; started+=("$kver"); }
-	# shellcheck disable=SC2086
-	SUITE_WHERE=$kver $run "guest $kver" selftests/vm/run-vm.sh --kver "$kver" \
-		--timeout "${CHECK_GUEST_TIMEOUT:-3600}" "${share[@]}" \
-		--usb 512M:discard --uas 512M:discard --nvme 64M -- \
-		selftests/run-guest.sh -t "${CHECK_TEST_TIMEOUT:-300}" $sel "$then"
+		SUITE_WHERE=$kver $run "$name" selftests/vm/run-vm.sh --kver "$kver" \
+			--timeout "${CHECK_GUEST_TIMEOUT:-3600}" "${share[@]}" \
+			--usb 512M:discard --uas 512M:discard --nvme 64M -- \
+			selftests/run-guest.sh -t "${CHECK_TEST_TIMEOUT:-300}" ${parts[$i]} "$then"
+	done
 done
-for kver in "${started[@]}"; do
-	SUITE_WHERE=$kver suite_join "guest $kver"
+# ---- host, while the guests run ----------------------------------------
+if [ $user_built = 1 ]; then
+	for t in user/tests/test_*; do
+		[ -x "$t" ] && [ "${t%.c}" = "$t" ] || continue
+		suite "host ${t#user/tests/}" "$t"
+	done
+fi
+if [ -f selftests/vm/test_drivemodel.py ]; then
+	suite "drive models" python3 selftests/vm/test_drivemodel.py --ktap
+fi
+suite "host unit tests under ASan and UBSan" scripts/test-user-sanitize.sh
+suite "static checks" scripts/static-checks.sh
+suite "docs" scripts/check-docs.sh
+suite "install" scripts/test-install.sh
+# LAVA's own schema is Debian's lava-common, for Debian's python3.
+suite "LAVA definitions" /usr/bin/python3 scripts/lava-check.py
+# selftests/config holds what the tests say they need; a missing option fails
+suite "selftests config" python3 scripts/config-check.py
+suite "selftests config check" python3 scripts/config-check.py --self-test
+suite "guest shards" python3 scripts/guest-shards.py --self-test
+suite "spec schema and structs" python3 selftests/kmod/spec_check.py
+# The blind evaluation set (classification.rst): its score is printed,
+# never judged; it fails only if the classifier cannot be run on it or the
+# frozen labels changed.
+suite "blind evaluation set" single eval_blind \
+	python3 user/tests/eval-blind/score.py --blkfloor user/blkfloor
+
+# The harness itself: a broken rig and a half-run suite fail.
+HARNESS_KVER=${newest:-none} suite "harness" scripts/test-harness.sh
+
+for j in "${started[@]}"; do
+	SUITE_WHERE=${j%%|*} suite_join "${j#*|}"
 done
 
 # The installed kselftest suite, run in the newest kernel's guest above:
 # the same results as that kernel's run (CHECK_KSFT_TESTS="GROUP/NNN ...").
 if [ $ksft = 1 ] && [ -f "build/$newest/blkfloor.ko" ]; then
 	# shellcheck disable=SC2086
+	# (its tests ran in any part: compared with all parts' results)
+	cat "${mainlog[@]}" > "$logdir/guest-all_$newest.txt" 2>/dev/null
 	SUITE_WHERE=$newest suite "kselftest install in a guest $newest" scripts/test-kselftest-guest.sh \
-		--from "$ksftdir/raw" "$newest" "$logdir/guest_$newest.log" ${CHECK_KSFT_TESTS:-}
+		--from "$ksftdir/raw" "$newest" "$logdir/guest-all_$newest.txt" ${CHECK_KSFT_TESTS:-}
 fi
-# The harness itself: a broken rig and a half-run suite fail.
-HARNESS_KVER=${newest:-none} suite "harness" scripts/test-harness.sh
 
 # What the kernel's tools read, and no green by skipping.
 suite "KTAP parser" python3 scripts/ktap-parse-check.py "${logs[@]}"
@@ -260,7 +297,8 @@ echo "# the ten slowest guest tests (s):"
 for l in "$logdir"/guest_*.log; do
 	[ -f "$l" ] || continue
 	k=${l##*/guest_}
-	sed -n "s|^# \([a-z]*/[0-9]*\): took \([0-9]*\) s$|\2 \1 (${k%.log})|p" "$l"
+	k=${k%.log}
+	sed -n "s|^# \([a-z]*/[0-9]*\): took \([0-9]*\) s$|\2 \1 (${k%%_part_*})|p" "$l"
 done | sort -rn | head -10 | sed 's/^/#   /'
 echo
 if [ ${#failures[@]} -gt 0 ]; then

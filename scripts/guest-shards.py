@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""guest-shards.py N TIMES TEST...: split guest tests into N shards of about
+equal time, one shard per output line (its tests space-separated, in the
+order given: a shard runs them as run-guest.sh would, only fewer).
+
+TIMES holds "GROUP/NNN SECONDS" lines (seconds a test took in a guest, the
+slower kernel's, from a make check log); a test it does not list counts as
+the median of those it does. The times only balance the shards: a stale
+file makes them uneven, never a test lost or run twice.
+
+Longest first, each test to the shard with the least time so far (LPT).
+guest-shards.py --self-test checks that as one KTAP suite.
+"""
+import sys
+
+
+def shards(n, times, tests):
+    known = sorted(times.values())
+    default = known[len(known) // 2] if known else 1
+    load = [0.0] * n
+    where = {}
+    order = sorted(range(len(tests)),
+                   key=lambda i: (-times.get(tests[i], default), i))
+    for i in order:
+        s = min(range(n), key=lambda k: (load[k], k))
+        load[s] += times.get(tests[i], default)
+        where[i] = s
+    out = [[] for _ in range(n)]
+    for i, t in enumerate(tests):
+        out[where[i]].append(t)
+    return out, load
+
+
+def read_times(path):
+    times = {}
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].split()
+            if len(line) == 2:
+                times[line[0]] = float(line[1])
+    return times
+
+
+def self_test():
+    import random
+    rng = random.Random(1)
+    cases = []
+    for _ in range(200):
+        tests = ["g%d/%03d" % (rng.randrange(5), i) for i in range(rng.randrange(1, 90))]
+        times = {t: rng.choice([5, 12, 30, 90, 170]) for t in tests if rng.random() < 0.8}
+        cases.append((rng.randrange(1, 6), times, tests))
+    checks = [("every test in exactly one shard, in the order given", []),
+              ("no shard is empty", []),
+              ("no shard longer than the mean plus the longest test", [])]
+    for n, times, tests in cases:
+        out, load = shards(max(1, min(n, len(tests))), times, tests)
+        flat = [t for s in out for t in s]
+        if sorted(flat) != sorted(tests) or any(
+                s != [t for t in tests if t in set(s)] for s in out):
+            checks[0][1].append((n, tests))
+        if any(not s for s in out):
+            checks[1][1].append((n, tests))
+        known = sorted(times.values())
+        d = known[len(known) // 2] if known else 1
+        w = [times.get(t, d) for t in tests]
+        if max(load) > sum(w) / len(load) + max(w) + 1e-9:
+            checks[2][1].append((n, tests))
+    print("KTAP version 1")
+    print("1..%d" % len(checks))
+    bad = 0
+    for i, (name, fails) in enumerate(checks, 1):
+        if fails:
+            print("# %d of %d cases, first: %r" % (len(fails), len(cases), fails[0]))
+        print("%s %d %s" % ("not ok" if fails else "ok", i, name))
+        bad |= bool(fails)
+    return int(bad)
+
+
+def main(argv):
+    if argv[1:] == ["--self-test"]:
+        return self_test()
+    if len(argv) < 3 or not argv[1].isdigit() or int(argv[1]) < 1:
+        sys.stderr.write("usage: guest-shards.py N TIMES TEST...\n")
+        return 2
+    tests = argv[3:]
+    # (no empty shard: run-guest.sh given no test runs them all)
+    n = max(1, min(int(argv[1]), len(tests)))
+    if len(set(tests)) != len(tests):
+        sys.stderr.write("guest-shards.py: a test is named twice\n")
+        return 2
+    out, load = shards(n, read_times(argv[2]), tests)
+    for s, l in zip(out, load):
+        print(" ".join(s))
+        sys.stderr.write("# shard of %d tests, about %.0f s\n" % (len(s), l))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
