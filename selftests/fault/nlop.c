@@ -11,7 +11,7 @@
  *   start DEV [KEY=VAL...]  RUN_START, unowned unless owner=1; keys:
  *                           op=read|write (write sets DESTRUCTIVE),
  *                           time_ms, time_ns, bytes, interval_us, ring,
- *                           qd, bs, owner
+ *                           qd, bs, rate_iops, owner
  *   stop ID [dmremove=NAME] RUN_STOP; with dmremove=, remove the
  *                           device-mapper device NAME the moment the
  *                           answer came (DM_DEV_REMOVE) and print
@@ -440,6 +440,9 @@ static int put_start(char *buf, size_t *len, int argc, char **argv)
 		} else if (!strcmp(argv[i], "bs")) {
 			v32 = n;
 			put_attr(buf, len, BLKFLOOR_A_BS, &v32, 4);
+		} else if (!strcmp(argv[i], "rate_iops")) {
+			v64 = n;
+			put_attr(buf, len, BLKFLOOR_A_RATE_IOPS, &v64, 8);
 		} else if (!strcmp(argv[i], "owner")) {
 			owner = !!n;
 		} else {
