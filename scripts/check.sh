@@ -261,7 +261,7 @@ suite "LAVA definitions" /usr/bin/python3 scripts/lava-check.py
 # selftests/config holds what the tests say they need; a missing option fails
 suite "selftests config" python3 scripts/config-check.py
 suite "selftests config check" python3 scripts/config-check.py --self-test
-suite "guest shards" python3 scripts/guest-shards.py --self-test
+suite "shards of the guest tests" python3 scripts/guest-shards.py --self-test
 suite "spec schema and structs" python3 selftests/kmod/spec_check.py
 # The blind evaluation set (classification.rst): its score is printed,
 # never judged; it fails only if the classifier cannot be run on it or the
