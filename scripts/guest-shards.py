@@ -15,16 +15,20 @@ guest-shards.py --self-test checks that as one KTAP suite.
 import sys
 
 
-def shards(n, times, tests):
+def weights(times, tests):
+    """Each test's time, the median of the known ones where unknown."""
     known = sorted(times.values())
     default = known[len(known) // 2] if known else 1
+    return [times.get(t, default) for t in tests]
+
+
+def shards(n, times, tests):
+    w = weights(times, tests)
     load = [0.0] * n
     where = {}
-    order = sorted(range(len(tests)),
-                   key=lambda i: (-times.get(tests[i], default), i))
-    for i in order:
+    for i in sorted(range(len(tests)), key=lambda i: (-w[i], i)):
         s = min(range(n), key=lambda k: (load[k], k))
-        load[s] += times.get(tests[i], default)
+        load[s] += w[i]
         where[i] = s
     out = [[] for _ in range(n)]
     for i, t in enumerate(tests):
@@ -61,9 +65,7 @@ def self_test():
             checks[0][1].append((n, tests))
         if any(not s for s in out):
             checks[1][1].append((n, tests))
-        known = sorted(times.values())
-        d = known[len(known) // 2] if known else 1
-        w = [times.get(t, d) for t in tests]
+        w = weights(times, tests)
         if max(load) > sum(w) / len(load) + max(w) + 1e-9:
             checks[2][1].append((n, tests))
     print("KTAP version 1")
