@@ -18,6 +18,7 @@
 #include "kselftest_harness.h"
 #pragma GCC diagnostic pop
 #include "classify.h"
+#include "sustain.h"
 
 /* Recorded in classification.rst: 9 of 13 right. */
 #define CORPUS_RIGHT	9
@@ -125,6 +126,58 @@ TEST(rig_curves)
 	TH_LOG("judged: %u/%u right; starved (measured again in the rig): %u/%u right",
 	       right, all, sright, sall);
 	EXPECT_GE(all, 20U);
+}
+
+/*
+ * sustain's stop (--until floor) fed a real drive's log interval by
+ * interval, as the CLI feeds it: on a drive the labels call steady
+ * (certain), noise is no step, so no floor may be claimed and the write
+ * goes on to the end. (Rounds shortened for every curve, to seven
+ * intervals, stop on the 8x2 TB RAID 5 log's noise.)
+ */
+TEST(stop_on_real_drives)
+{
+	char dir[PATH_MAX + 16], path[PATH_MAX + 64], line[256];
+	unsigned int all = 0;
+	FILE *f;
+
+	corpus_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/labels.csv", dir);
+	f = fopen(path, "r");
+	ASSERT_NE(NULL, f) TH_LOG("%s", path);
+	while (fgets(line, sizeof(line), f)) {
+		char *file = strtok(line, ","), *label = strtok(NULL, ",");
+		char *certain = strtok(NULL, ",\n");
+		struct bf_load ld = { .format = BF_FORMAT_FIO };
+		struct bf_series ser = { 0 };
+		struct bf_sustain sus;
+		char err[256], said[512];
+		double prev = 0;
+		size_t i;
+
+		if (!file || !label || !certain || file[0] == '#' ||
+		    strcmp(label, "steady") || strcmp(certain, "yes"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, file);
+		ASSERT_EQ(0, bf_series_load_as(path, &ld, &ser, err, sizeof(err)))
+			TH_LOG("%s", err);
+		ASSERT_GT(ser.n, 10U);
+		bf_sustain_init(&sus, BF_UNTIL_FLOOR, ser.s[ser.n / 2].dt,
+				ser.s[ser.n - 1].bytes);
+		for (i = 0; i < ser.n; i++) {
+			if (bf_sustain_interval(&sus, ser.s[i].dt,
+						ser.s[i].bytes - prev))
+				break;
+			prev = ser.s[i].bytes;
+		}
+		bf_sustain_said(&sus, ser.s[ser.n - 1].bytes, said, sizeof(said));
+		EXPECT_EQ(ser.n, i) TH_LOG("%s: stopped at interval %zu of %zu: %s",
+					   file, i, ser.n, said);
+		all++;
+		bf_series_free(&ser);
+	}
+	fclose(f);
+	EXPECT_EQ(10U, all);
 }
 
 TEST_HARNESS_MAIN
