@@ -49,12 +49,13 @@ set_reason(struct bf_report *r, const char *fmt, ...)
  * Cycles between two levels: crossings of the band around the middle of
  * @lo and @hi (a quarter of the distance either side) by the 3-point
  * median of the log rate (one noisy sample is not a crossing), the number of low
- * phases and the coefficient of variation of their lengths (s). A throttle
+ * phases, the coefficient of variation of their lengths and the longest
+ * (s). A throttle
  * cycle repeats with its thermal time constant (CV ~0.1); GC dips after
  * random stretches (CV ~1).
  */
 static void cycles(const struct bf_work *w, double lo, double hi,
-		   unsigned int *nlow, double *cv)
+		   unsigned int *nlow, double *cv, double *longest)
 {
 	double c = (lo + hi) / 2, d = (hi - lo) / 4, t0 = 0, m = 0, v = 0;
 	double len[64];
@@ -62,6 +63,7 @@ static void cycles(const struct bf_work *w, double lo, double hi,
 	size_t i, k = 0;
 
 	*nlow = 0;
+	*longest = 0;
 	for (i = 0; i < w->n; i++) {
 		double t = w->s[i].t, y = w->f[i];
 
@@ -72,6 +74,7 @@ static void cycles(const struct bf_work *w, double lo, double hi,
 			state = 1;
 			if (k < 64)
 				len[k++] = t - t0;
+			*longest = fmax(*longest, t - t0);
 			(*nlow)++;
 		}
 	}
@@ -112,7 +115,7 @@ static unsigned int seg_cycles(const struct bf_work *w, double mid)
 static void verdict_oscillation(struct bf_work *w, const struct bf_feat *f,
 				struct bf_report *r, struct bf_verdict *v)
 {
-	double depth = f->hi2 - f->lo2, cv;
+	double depth = f->hi2 - f->lo2, cv, slow;
 	unsigned int nlow;
 
 	v->osc = true;
@@ -132,12 +135,27 @@ static void verdict_oscillation(struct bf_work *w, const struct bf_feat *f,
 			   exp(depth), 100 * (isnan(r->floor_duty) ? 0.5 : r->floor_duty));
 		return;
 	}
-	cycles(w, f->lo2, f->hi2, &nlow, &cv);
+	cycles(w, f->lo2, f->hi2, &nlow, &cv, &slow);
 	if (r->floor_kind != BF_FLOOR_PERIODIC && nlow >= 3 && cv > 0.5) {
 		v->class = BF_CLASS_FTL_STARVATION;
 		v->conf = bf_confidence(nlow, (cv - 0.5) / 0.3);
 		set_reason(r, "switches irregularly between two levels %.1fx apart (%u slow stretches, lengths varying by %.0f %%): not a thermal cycle",
 			   exp(depth), nlow, 100 * cv);
+		return;
+	}
+	/* no controller throttles, cools and speeds up again in half a
+	 * second: regular swings that fast are one sustained rate */
+	if (nlow >= 3 && slow < BF_HEAT_MIN_S) {
+		v->class = BF_CLASS_STEADY;
+		v->osc = false;
+		v->dips = true;
+		v->conf = bf_confidence(w->n, 0.5);
+		set_reason(r, "swings (%.1fx) that climb back, each slow stretch at most %.2f s: too brief for heat",
+			   exp(depth), slow);
+		if (r->floor_kind == BF_FLOOR_PERIODIC)
+			snprintf(r->reason + strlen(r->reason),
+				 sizeof(r->reason) - strlen(r->reason),
+				 "; regular every %.2f s", r->floor_period_s);
 		return;
 	}
 	v->class = BF_CLASS_THERMAL_THROTTLING;

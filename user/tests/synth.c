@@ -230,9 +230,12 @@ static int build(const struct bf_synth_params *p, struct phases *ph,
 		/*
 		 * A controller cycling around its throttle temperature with
 		 * hysteresis (the QEMU rig's thermal model): hot and cool
-		 * halves of a regular period, +-10 % jitter.
+		 * halves of a regular period, +-10 % jitter. The period is
+		 * 4 to 16 samples and at least 2 s, as the rig's sawtooth
+		 * (about 1 s at each level): a controller does not heat,
+		 * throttle and cool again in a fraction of a second.
 		 */
-		double per = (4 + 12 * rng_unif(r)) * p->dt;
+		double per = fmax((4 + 12 * rng_unif(r)) * p->dt, 2.0);
 		bool hot = false;
 
 		hi = real ? 700 : 40;

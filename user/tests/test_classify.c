@@ -585,4 +585,47 @@ TEST(a_brief_dip_is_not_heat)
 	bf_series_free(&ser);
 }
 
+/*
+ * Regular moderate swings, 400 MB/s for five samples and 250 for three,
+ * over and over. At 50 ms a sample the slow stretches last 0.15 s (a
+ * cycle of 0.4 s, as a bridge's buffer flushes or a rate limiter's
+ * refills give): too brief for heat, one sustained rate. At 1 s a sample
+ * the same shape is a throttle of 3 s every 8 s and may be heat.
+ */
+static void swing_curve(struct bf_series *ser, double dt)
+{
+	double b = 0;
+	int i;
+
+	for (i = 0; i < 600; i++) {
+		double x = (i % 8 < 5 ? 400 : 250) *
+			   (1 + 0.02 * ((i * 7) % 5 - 2) / 2);
+
+		b += x * 1e6 * dt;
+		bf_series_push(ser, dt * (i + 1), dt, x, b);
+	}
+}
+
+TEST(sub_second_swings_are_not_heat)
+{
+	struct bf_series ser = { 0 };
+	struct bf_report r;
+
+	swing_curve(&ser, 0.05);
+	ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
+	EXPECT_EQ(BF_CLASS_STEADY, (int)r.class) TH_LOG("%s", r.reason);
+	EXPECT_NE(NULL, strstr(r.reason, "too brief for heat"))
+		TH_LOG("%s", r.reason);
+	/* what a long job gets: the mean, swings included */
+	EXPECT_TRUE(within(r.floor_mbps, r.mean_mbps, 1e-9));
+	bf_report_free(&r);
+	bf_series_free(&ser);
+
+	swing_curve(&ser, 1);
+	ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
+	EXPECT_EQ(BF_CLASS_THERMAL_THROTTLING, (int)r.class) TH_LOG("%s", r.reason);
+	bf_report_free(&r);
+	bf_series_free(&ser);
+}
+
 TEST_HARNESS_MAIN
