@@ -293,12 +293,12 @@ suite "skips" python3 scripts/skip-check.py selftests/skips-allowed "${wlogs[@]}
 echo
 echo "# time per suite (s):"
 printf '%s\n' "${times[@]}" | sort -rn | sed 's/^/#   /'
-echo "# the ten slowest guest tests (s):"
+echo "# the ten slowest guest tests (s; the guest's CPU time meanwhile):"
 for l in "$logdir"/guest_*.log; do
 	[ -f "$l" ] || continue
 	k=${l##*/guest_}
 	k=${k%.log}
-	sed -n "s|^# \([a-z]*/[0-9]*\): took \([0-9]*\) s$|\2 \1 (${k%%_part_*})|p" "$l"
+	sed -n "s|^# \([a-z]*/[0-9]*\): took \([0-9]*\) s, guest CPU \([0-9.]*\) s$|\2 \1 (${k%%_part_*}; CPU \3 s)|p" "$l"
 done | sort -rn | head -10 | sed 's/^/#   /'
 echo
 if [ ${#failures[@]} -gt 0 ]; then

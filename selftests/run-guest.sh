@@ -15,8 +15,10 @@
 # GROUP/NNN" and its plan; every result line carries only the test's
 # stable name (GROUP/NNN, "rig"), with a "# SKIP" or "# TIMEOUT"
 # directive; the description, exit status and time go on "#" lines before
-# it ("# GROUP/NNN: took N s" for every test). Exits non-zero if anything
-# failed.
+# it ("# GROUP/NNN: took N s, guest CPU C s" for every test: C is the time
+# all the guest's CPUs were busy meanwhile, the test's processes and the
+# kernel's work for it; N much above C is a test that waits). Exits
+# non-zero if anything failed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 timeout=300
@@ -225,6 +227,15 @@ run_out() {
 	exec {rfd}<&-
 }
 
+# busy_ticks: the guest's CPU time so far (user, nice, system, irq and
+# softirq of all CPUs, in USER_HZ ticks) into $ticks; no fork.
+busy_ticks() {
+	local c u n sy id io irq sirq rest
+
+	read -r c u n sy id io irq sirq rest < /proc/stat
+	ticks=$((u + n + sy + irq + sirq))
+}
+
 work=$(mktemp -d)
 tout=$work/out tdiag=
 trap 'rm -rf "$work"' EXIT
@@ -235,6 +246,8 @@ for t in "${tests[@]}"; do
 	desc=$(sed -n '3s/^# *//p' "$t")
 	echo "# $id: $desc"
 	start=$SECONDS
+	busy_ticks
+	t0=$ticks
 	run "$t" "$tout" 2>/dev/null
 	rc=$?
 	out=$tout_text
@@ -243,7 +256,9 @@ for t in "${tests[@]}"; do
 		echo "# timed out after ${timeout}s; then:"
 		printf '%s\n' "$tdiag" | sed 's/^/#   /'
 	fi
-	echo "# $id: took $((SECONDS - start)) s"
+	busy_ticks
+	t0=$((ticks - t0))
+	echo "# $id: took $((SECONDS - start)) s, guest CPU $((t0 / 100)).$((t0 / 10 % 10)) s"
 	case $rc in
 	0) echo "ok $n $id" ;;
 	4) reason=$(printf '%s\n' "$out" | sed -n 's/^# SKIP: //p' | tail -1)
