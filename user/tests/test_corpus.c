@@ -30,14 +30,20 @@
  */
 #define RIG_STARVED	0.25
 
-/* tests/corpus next to this program */
-static void corpus_dir(char *dir, size_t len)
+/*
+ * tests/corpus next to this program, into @dir; its labels.csv (@sub
+ * "rig/": the rig's) opened, or NULL with the path tried in @path.
+ */
+static FILE *corpus_labels(char *dir, size_t len, char *path, size_t plen,
+			   const char *sub)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
 	exe[n > 0 ? n : 0] = '\0';
 	snprintf(dir, len, "%s/corpus", dirname(exe));
+	snprintf(path, plen, "%s/%slabels.csv", dir, sub);
+	return fopen(path, "r");
 }
 
 TEST(real_drives)
@@ -46,9 +52,7 @@ TEST(real_drives)
 	unsigned int right = 0, all = 0;
 	FILE *f;
 
-	corpus_dir(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/labels.csv", dir);
-	f = fopen(path, "r");
+	f = corpus_labels(dir, sizeof(dir), path, sizeof(path), "");
 	ASSERT_NE(NULL, f) TH_LOG("%s", path);
 	while (fgets(line, sizeof(line), f)) {
 		char *file = strtok(line, ","), *label = strtok(NULL, ",\n");
@@ -87,9 +91,7 @@ TEST(rig_curves)
 	unsigned int right = 0, all = 0, sright = 0, sall = 0;
 	FILE *f;
 
-	corpus_dir(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/rig/labels.csv", dir);
-	f = fopen(path, "r");
+	f = corpus_labels(dir, sizeof(dir), path, sizeof(path), "rig/");
 	ASSERT_NE(NULL, f) TH_LOG("%s", path);
 	while (fgets(line, sizeof(line), f)) {
 		char *file = strtok(line, ","), *label = strtok(NULL, ",");
@@ -141,9 +143,7 @@ TEST(stop_on_real_drives)
 	unsigned int all = 0;
 	FILE *f;
 
-	corpus_dir(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/labels.csv", dir);
-	f = fopen(path, "r");
+	f = corpus_labels(dir, sizeof(dir), path, sizeof(path), "");
 	ASSERT_NE(NULL, f) TH_LOG("%s", path);
 	while (fgets(line, sizeof(line), f)) {
 		char *file = strtok(line, ","), *label = strtok(NULL, ",");
