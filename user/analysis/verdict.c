@@ -45,14 +45,25 @@ set_reason(struct bf_report *r, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Append to the reason, as much as fits. */
+static void __attribute__((format(printf, 2, 3)))
+add_reason(struct bf_report *r, const char *fmt, ...)
+{
+	size_t n = strlen(r->reason);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->reason + n, sizeof(r->reason) - n, fmt, ap);
+	va_end(ap);
+}
+
 /*
  * Cycles between two levels: crossings of the band around the middle of
  * @lo and @hi (a quarter of the distance either side) by the 3-point
  * median of the log rate (one noisy sample is not a crossing), the number of low
  * phases, the coefficient of variation of their lengths and the longest
- * (s). A throttle
- * cycle repeats with its thermal time constant (CV ~0.1); GC dips after
- * random stretches (CV ~1).
+ * (s). A throttle cycle repeats with its thermal time constant (CV ~0.1);
+ * GC dips after random stretches (CV ~1).
  */
 static void cycles(const struct bf_work *w, double lo, double hi,
 		   unsigned int *nlow, double *cv, double *longest)
@@ -153,9 +164,7 @@ static void verdict_oscillation(struct bf_work *w, const struct bf_feat *f,
 		set_reason(r, "swings (%.1fx) that climb back, each slow stretch at most %.2f s: too brief for heat",
 			   exp(depth), slow);
 		if (r->floor_kind == BF_FLOOR_PERIODIC)
-			snprintf(r->reason + strlen(r->reason),
-				 sizeof(r->reason) - strlen(r->reason),
-				 "; regular every %.2f s", r->floor_period_s);
+			add_reason(r, "; regular every %.2f s", r->floor_period_s);
 		return;
 	}
 	v->class = BF_CLASS_THERMAL_THROTTLING;
@@ -165,9 +174,7 @@ static void verdict_oscillation(struct bf_work *w, const struct bf_feat *f,
 	set_reason(r, "moderate swings (%.1fx) that climb back to the peak",
 		   exp(depth));
 	if (r->floor_kind == BF_FLOOR_PERIODIC)
-		snprintf(r->reason + strlen(r->reason),
-			 sizeof(r->reason) - strlen(r->reason),
-			 ", regular every %.1f s", r->floor_period_s);
+		add_reason(r, ", regular every %.1f s", r->floor_period_s);
 }
 
 /*
@@ -469,11 +476,6 @@ static void levels(struct bf_work *w, const struct bf_feat *f,
  */
 #define BF_TEMP_HOT_C	60.0
 
-static void add_reason(struct bf_report *r, const char *s)
-{
-	strncat(r->reason, s, sizeof(r->reason) - strlen(r->reason) - 1);
-}
-
 /*
  * What the drive's temperature did, and what it says about the verdict: a
  * rate that falls as the temperature rises (and climbs back as it cools)
@@ -537,7 +539,6 @@ static void temp_evidence(const struct bf_work *w, struct bf_report *r,
 	double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, ylo = INFINITY;
 	double yhi = -INFINITY, den, range;
 	bool fell;
-	char buf[96];
 	size_t i;
 
 	memset(T, 0, sizeof(*T));
@@ -605,9 +606,7 @@ static void temp_evidence(const struct bf_work *w, struct bf_report *r,
 			v->conf = round(100 * (0.6 + 0.35 *
 				  bf_clamp01((c - BF_TEMP_CORR) / 0.4))) / 100;
 		}
-		snprintf(buf, sizeof(buf), "; the rate fell as the drive heated (r = %.2f)",
-			 c);
-		add_reason(r, buf);
+		add_reason(r, "; the rate fell as the drive heated (r = %.2f)", c);
 		return;
 	}
 	if (range < BF_TEMP_FLAT) {
@@ -623,9 +622,8 @@ static void temp_evidence(const struct bf_work *w, struct bf_report *r,
 		} else if (v->class != BF_CLASS_UNCLEAR) {
 			v->conf = fmin(0.99, v->conf + (1 - v->conf) * 0.3);
 		}
-		snprintf(buf, sizeof(buf), "; the temperature stayed within %.1f °C: not heat",
-			 range);
-		add_reason(r, buf);
+		add_reason(r, "; the temperature stayed within %.1f °C: not heat",
+			   range);
 		return;
 	}
 	snprintf(T->said, sizeof(T->said),
