@@ -31,9 +31,15 @@ size_t bf_rate_per_chunk(const double *bytes, const double *seconds, size_t n,
 double bf_tail_rate(const double *bytes, const double *seconds, size_t n,
 		    double tail);
 /*
- * Knee of a working-set sweep: the first point whose IOPS fall below
- * @frac times the best of the points before it; -1 if none.
+ * Knee of a working-set sweep: the first point whose IOPS, and those of
+ * every point after it, fall below @frac times the median of the points
+ * before it; -1 if none. The median, not the best, so that one set that
+ * ran fast (a burst credit, a cache warmed by the set before) does not
+ * make the rest a knee; every later point, so that one slow set the next
+ * climb back from does not either. Only the first BF_KNEE_MAX points are
+ * read.
  */
+#define BF_KNEE_MAX	64
 int bf_knee(const double *iops, size_t n, double frac);
 
 #endif /* BLKFLOOR_FIT_H */

@@ -432,11 +432,11 @@ static int do_wss(int argc, char **argv)
 				      &pts[i]);
 		}
 		if (knee > 0)
-			printf("knee: IOPS fell below 70%% of the best smaller set at %s: the mapping cache covers about %s\n",
+			printf("knee: from %s on, IOPS stayed below 70%% of the smaller sets' median: the mapping cache covers about %s\n",
 			       bf_fmt_bs(a, sizeof(a), pts[knee].region),
 			       bf_fmt_bs(b, sizeof(b), pts[knee - 1].region));
 		else
-			printf("no knee: IOPS stayed within 70%% of the best from %s to %s\n",
+			printf("no knee: from %s to %s, IOPS did not stay below 70%% of the smaller sets' median\n",
 			       bf_fmt_bs(a, sizeof(a), min),
 			       n ? bf_fmt_bs(b, sizeof(b), pts[n - 1].region) : "-");
 	}

@@ -112,4 +112,26 @@ TEST(knee)
 	EXPECT_EQ(-1, bf_knee(drop, 0, 0.7));
 }
 
+/*
+ * One fast set is not the best the drive does: null_blk capped at
+ * 200 MiB/s in CI, 100 ms a set, the first set with the cap's full
+ * budget on top (make check of 98cd016 read a knee at 256 MiB).
+ */
+TEST(knee_not_from_one_fast_set)
+{
+	double ci[6] = { 69625, 49411, 53319, 54927, 46823, 47422 };
+
+	EXPECT_EQ(-1, bf_knee(ci, 6, 0.7));
+}
+
+/* One slow set that the next sets climb back from is noise, not a knee. */
+TEST(knee_not_from_one_slow_set)
+{
+	double dip[6] = { 1000, 1010, 500, 990, 1000, 980 };
+	double late[6] = { 1000, 1010, 500, 990, 400, 300 };
+
+	EXPECT_EQ(-1, bf_knee(dip, 6, 0.7));
+	EXPECT_EQ(4, bf_knee(late, 6, 0.7));
+}
+
 TEST_HARNESS_MAIN
