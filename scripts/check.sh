@@ -15,8 +15,8 @@
 #      scripts/test-harness.sh);
 #   3. the installed kselftest suite, run in the newest kernel's guest
 #      after its selftests, result for result against them; tests of the
-#      CLI alone (selftests/newest-kernel-only) run on the newest kernel
-#      only.
+#      CLI alone (selftests/one-kernel) run on one kernel each, shared
+#      out between the kernels by time.
 #
 # Results are counted leaf by leaf, nested ones included, with every KTAP
 # plan checked (scripts/ktap-count.py). Then every log must read cleanly
@@ -184,23 +184,39 @@ if [ -n "$newest" ] && { [ -z "${CHECK_TESTS:-}" ] || [ -n "${CHECK_KSFT_TESTS:-
 	ksft=1
 fi
 ksftdir=$logdir/ksft
-# Tests of the CLI alone (selftests/newest-kernel-only) run on the newest
-# kernel only: the other kernel's guest runs every other test.
-older_tests=()
+# Tests of the CLI alone (selftests/one-kernel) run on one kernel each:
+# shared out between the kernels as shards are (LPT by their times), the
+# first share to the newest kernel; every other test runs on every kernel.
+declare -A one_kernel=()
+all_tests=() multi_tests=()
+for t in selftests/tests/*/[0-9][0-9][0-9]; do all_tests+=("${t#selftests/tests/}"); done
 if [ -z "${CHECK_TESTS:-}" ]; then
-	for t in selftests/tests/*/[0-9][0-9][0-9]; do
-		t=${t#selftests/tests/}
-		grep -qx "$t" <(sed 's/[[:space:]]*#.*//; /^$/d' selftests/newest-kernel-only) ||
-			older_tests+=("$t")
+	mapfile -t one < <(sed 's/[[:space:]]*#.*//; /^$/d' selftests/one-kernel)
+	for t in "${all_tests[@]}"; do
+		printf '%s\n' "${one[@]}" | grep -qx "$t" || multi_tests+=("$t")
 	done
+	# (those the installed suite compares with run on the newest kernel)
+	mapfile -t ksft_tests < <(if [ -n "${CHECK_KSFT_TESTS:-}" ]; then
+		printf '%s\n' $CHECK_KSFT_TESTS; else scripts/test-kselftest-guest.sh --tests; fi)
+	pinned=() free=()
+	for t in "${one[@]}"; do
+		if printf '%s\n' "${ksft_tests[@]}" | grep -qx "$t"; then pinned+=("$t"); else free+=("$t"); fi
+	done
+	mapfile -t kvers < <(printf '%s\n' $CHECK_KERNELS | sort -rV)
+	mapfile -t share < <(scripts/guest-shards.py "${#kvers[@]}" \
+		scripts/guest-test-times "${free[@]}" 2>/dev/null)
+	for i in "${!kvers[@]}"; do one_kernel[${kvers[$i]}]=${share[$i]:-}; done
+	[ -z "$newest" ] || one_kernel[$newest]+=" ${pinned[*]}"
+	if [ "$(echo "${one_kernel[@]}" | wc -w)" != ${#one[@]} ]; then
+		failures+=("selftests/one-kernel: not every test shared out to a kernel (scripts/guest-shards.py)")
+		failed=$((failed + 1))
+	fi
 fi
 # Each kernel's tests run in CHECK_SHARDS guests (default 1) side by side,
 # shared out by the time each took (scripts/guest-test-times; LPT, in
 # scripts/guest-shards.py), each guest with its own disks; its suite is
 # "guest KVER" alone, "guest KVER part I of N" when shared out.
 # (CHECK_TESTS with a wildcard runs in one guest per kernel.)
-all_tests=()
-for t in selftests/tests/*/[0-9][0-9][0-9]; do all_tests+=("${t#selftests/tests/}"); done
 started=() mainlog=()
 for kver in $CHECK_KERNELS; do
 	# (one build: W=1 with sparse over every file, C=1)
@@ -215,8 +231,7 @@ for kver in $CHECK_KERNELS; do
 	case ${CHECK_TESTS:-} in
 	*[][*?]*) ;;
 	*)	if [ -n "${CHECK_TESTS:-}" ]; then read -ra sel <<<"$CHECK_TESTS"
-		elif [ "$kver" = "$newest" ]; then sel=("${all_tests[@]}")
-		else sel=("${older_tests[@]}"); fi
+		else mapfile -t sel < <(printf '%s\n' "${multi_tests[@]}" ${one_kernel[$kver]:-} | LC_ALL=C sort); fi
 		mapfile -t parts < <(scripts/guest-shards.py "${CHECK_SHARDS:-1}" \
 			scripts/guest-test-times "${sel[@]}" 2>/dev/null)
 		[ ${#parts[@]} -gt 0 ] || parts=("${sel[*]}") ;;

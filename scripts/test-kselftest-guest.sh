@@ -14,6 +14,7 @@
 # that runs the installed suite, to run it in a guest booted for something
 # else (make check runs it in the newest kernel's guest, after run-guest.sh,
 # with its output in a shared directory: no third boot);
+# test-kselftest-guest.sh --tests: the default TESTs, one per line;
 # test-kselftest-guest.sh --from RAW KVER LOG [TEST...]: compare that
 # command's output, RAW, with LOG instead of booting a guest.
 set -uo pipefail
@@ -35,6 +36,11 @@ ksft_command() {
 	# guest's virtio port: the output was lost.)
 	echo "cd / && env -u BLKFLOOR_TOP PATH=$top/user:\$PATH $inst/run_kselftest.sh ${args[*]} 2>&1 | cat"
 }
+# (--tests: print the default tests, one per line)
+if [ "${1:-}" = --tests ]; then
+	printf '%s\n' "${default_tests[@]}"
+	exit 0
+fi
 if [ "${1:-}" = --command ]; then
 	shift
 	tests=("$@")
