@@ -23,6 +23,8 @@
 #     the kernel's KTAP parser (kunit_parser.py) reads that run's log
 #     without an error, and rejects a nested block whose "# Subtest:"
 #     comes before its "KTAP version 1";
+#   - json_get, which the tests read the CLI's JSON with, reads it as
+#     Python's json module does, and fails on malformed text;
 #   - a mostly-skipped rig run is red: in a (fake) rig, tests whose
 #     null_blk or command is missing fail instead of skipping, the same
 #     tests skip outside the rig, and a plain skip that
@@ -43,7 +45,7 @@ trap 'rm -rf "$tmp"' EXIT
 kver=${HARNESS_KVER:-$(ls -d /lib/modules/*/build 2>/dev/null | awk -F/ '{ print $4 }' | sort -V | tail -1)}
 
 echo "KTAP version 1"
-echo "1..15"
+echo "1..16"
 n=0 rc=0
 result() { # status description
 	n=$((n + 1))
@@ -199,6 +201,30 @@ diag "$out"
 result $? "in the rig a missing null_blk, command or disk fails the test; outside the rig it skips"
 [ $st2 != 0 ] && printf '%s\n' "$out" | grep -q 'y/004 skipped, not allowed'
 result $? "a skip that selftests/skips-allowed does not list fails make check (scripts/skip-check.py)"
+
+# json_get (lib.sh) parses without the json module: the same values as
+# json.load on what the CLI prints, and an error, not a value, on text
+# that is not one JSON document.
+jbad=0
+printf '%s' '{"a": [1, -2.5e3, "x\u00e9\n", null, true, false, NaN, -Infinity],
+ "b": {"c": {}, "d": [], "e": 18446744073709551615}}  ' > "$tmp/j.json"
+printf '%s' '{"a": 1} {"a": 2}' > "$tmp/j2.json"
+printf '%s' '{"a": [1, 2' > "$tmp/j3.json"
+: > "$tmp/j4.json"
+printf '%s' '[1,]' > "$tmp/j5.json"
+user/blkfloor classify user/tests/eval-blind/e001.trace --json > "$tmp/jc.json" ||
+	{ diag "blkfloor classify --json failed"; jbad=1; }
+for f in "$tmp/j.json" "$tmp/jc.json"; do
+	a=$(bash -c 'f=$1; set --; . selftests/lib.sh; json_get "$f" j' _ "$f" 2>&1)
+	b=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])))' "$f")
+	[ "$a" = "$b" ] || { diag "json_get $f: $a" "json.load: $b"; jbad=1; }
+done
+for f in j2 j3 j4 j5; do
+	a=$(bash -c 'f=$1; set --; . selftests/lib.sh; json_get "$f" j' _ "$tmp/$f.json" 2>&1) &&
+		{ diag "json_get read $(cat "$tmp/$f.json") as $a"; jbad=1; }
+	diag "$f.json: $a"
+done
+result $jbad "json_get reads JSON as json.load does, and fails on text that is not one JSON document"
 
 boots=("broken rig: the rig check fails (no agent port, 1 of 2 disks)"
        "broken rig: a test needing the missing disk and one needing the agent fail (not skip)"

@@ -51,7 +51,9 @@ check() {
 	shift 2
 	n=$((n + 1))
 	if out=$("$@" 2>&1) &&
-	   python3 -c "import json,sys; r=json.loads(sys.argv[1]); sys.exit(0 if ($expr) else 1)" "$out"; then
+	   python3 -I -S -c "$BF_PY_JSON"'
+r = loads(sys.argv[1])
+sys.exit(0 if ('"$expr"') else 1)' "$out"; then
 		echo "ok $n $name"
 	else
 		echo "not ok $n $name"
@@ -91,7 +93,8 @@ else
 	echo "not ok $n run_start_write_refused"; fail=1
 fi
 out=$(y --do run-start --json "{\"dev-path\": \"$dev\", \"op\": \"read\", \"bs\": 4096, \"qd\": 4, \"interval-ns\": 10000000, \"max-time-ns\": 100000000}" 2>&1)
-id=$(python3 -c "import json,sys; print(json.loads(sys.argv[1])['run-id'])" "$out" 2>/dev/null)
+id=$(python3 -I -S -c "$BF_PY_JSON"'
+print(loads(sys.argv[1])["run-id"])' "$out" 2>/dev/null)
 n=$((n + 1))
 [ -n "$id" ] && echo "# run_start: run id $id"
 if [ -n "$id" ]; then echo "ok $n run_start"; else echo "not ok $n run_start"; echo "# $out"; fail=1; fi
@@ -105,7 +108,8 @@ done
 check run_get 'r["run-id"] == '"${id:-0}"' and r["state"] == "done" and r["op"] == "read" and r["bytes"] > 0 and r["bs"] == 4096 and r["err-log"] == 16 and r["err-log-dropped"] == 0 and r["intervals"] >= 5' \
 	printf '%s\n' "$rg"
 check run_get_dump 'any(x["run-id"] == '"${id:-0}"' for x in r)' y --dump run-get
-bytes=$(printf '%s\n' "$rg" | python3 -c 'import json,sys; print(json.load(sys.stdin)["bytes"])' 2>/dev/null)
+bytes=$(printf '%s\n' "$rg" | python3 -I -S -c "$BF_PY_JSON"'
+print(load("-")["bytes"])' 2>/dev/null)
 echo "# run ${id:-?}: ${bytes:-?} bytes"
 check interval_get_dump 'len(r) >= 5 and all(i["interval"]["bytes"] >= 0 for i in r) and sum(i["interval"]["bytes"] for i in r) == '"${bytes:--1}"' and all(sum(b["count"] for b in i["interval"].get("hist", [])) == i["interval"]["ios"] for i in r) and any(i["interval"].get("hist") for i in r)' \
 	y --dump interval-get --json "{\"run-id\": ${id:-0}}"
