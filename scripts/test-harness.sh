@@ -234,12 +234,18 @@ boots=("broken rig: the rig check fails (no agent port, 1 of 2 disks)"
        "a guest that hangs while booting, before the command, is booted once more and says so"
        "a QEMU that ignores SIGTERM at the run's timeout is killed 10 s later (exit 124)")
 # The guest boots below test the rig (run-vm.sh, guest-init, rigctl.py,
-# run-guest.sh, lib.sh's rig checks) and the kernel, nothing else: they
-# run only when one of those changed since they last all passed (the hash
-# in build/harness-rig.pass; HARNESS_FORCE=1 runs them anyway).
-righash=$( { echo "$kver"; cat selftests/vm/* selftests/run-guest.sh selftests/lib.sh \
+# run-guest.sh, lib.sh's rig checks) on this kernel, QEMU and busybox,
+# nothing else: they run only when one of those changed since they last
+# all passed (HARNESS_FORCE=1 runs them anyway). The hash of what they
+# passed on is kept in scripts/harness-rig.pass, which is committed: a
+# clean clone (CI) boots them only when the rig, or a package under it,
+# is not the one they last passed on. The hash is of the files' contents
+# and the packages' versions; a stamp that names another rig is ignored.
+pkgs=$(dpkg-query -W -f '${Package} ${Version}\n' qemu-system-x86 \
+	busybox-static "linux-image-$kver" 2>/dev/null)
+righash=$( { echo "$kver"; echo "$pkgs"; cat selftests/vm/* selftests/run-guest.sh selftests/lib.sh \
 	selftests/tests/cli/005 selftests/tests/model/004 "$0"; } 2>/dev/null | sha256sum | cut -c1-16)
-stamp=build/harness-rig.pass
+stamp=scripts/harness-rig.pass
 if [ "$kver" != none ] && [ -z "${HARNESS_FORCE:-}" ] &&
    [ "$(cat "$stamp" 2>/dev/null)" = "$righash" ]; then
 	why="rig unchanged since these passed (rig hash $righash, $stamp)"
@@ -249,7 +255,6 @@ if [ "$kver" != none ] && [ -z "${HARNESS_FORCE:-}" ] &&
 	done
 	exit $rc
 fi
-rm -f "$stamp"
 if [ "$kver" = none ] || [ ! -f "build/$kver/blkfloor.ko" ]; then
 	for d in "${boots[@]}"; do
 		n=$((n + 1))
@@ -338,5 +343,10 @@ diag "$(grep '^run-vm:' "$tmp/wedge")"
 st0=$?
 diag "wedged QEMU: exit $st after $((SECONDS - start)) s"
 result $st0 "${boots[6]}"
-[ $rc = 0 ] && echo "$righash" > "$stamp"
+# (a forced run that failed takes back the stamp it would have matched)
+if [ $rc = 0 ]; then
+	echo "$righash" > "$stamp"
+elif [ "$(cat "$stamp" 2>/dev/null)" = "$righash" ]; then
+	rm -f "$stamp"
+fi
 exit $rc
