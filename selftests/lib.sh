@@ -726,10 +726,12 @@ rig() {
 }
 
 # BF_PY_JSON: Python that defines load(FILE), the JSON document in FILE
-# ("-" for stdin), and loads(TEXT, NAME), for "python3 -I -S -c "$BF_PY_JSON"'...'". It uses the
-# json module's C scanner without importing json, which imports re: in a
-# TCG guest that halves a python start (about 0.4 s to 0.2 s; tests start
-# hundreds). Malformed JSON exits 1 with the offset where it went wrong.
+# ("-" for stdin), and loads(TEXT, NAME), to run as
+#   python3 -I -S -c "$BF_PY_JSON"'...'
+# It uses the json module's C scanner without importing json, which
+# imports re: in a TCG guest that halves a python start (about 0.46 s to
+# 0.24 s; tests start hundreds). Text that is not one JSON document exits
+# 1, saying where it went wrong.
 # shellcheck disable=SC2016
 BF_PY_JSON='
 import sys, _json
