@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 
+#include "cmpstat.h"
 #include "fit.h"
 
 int bf_fit_linear(const double *x, const double *y, size_t n,
@@ -93,32 +94,19 @@ double bf_tail_rate(const double *bytes, const double *seconds, size_t n,
 	return t > 0 ? b / t / 1e6 : 0;
 }
 
-/* Median of the @n values of the sorted @v. */
-static double sorted_median(const double *v, size_t n)
-{
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 int bf_knee(const double *iops, size_t n, double frac)
 {
-	double sorted[BF_KNEE_MAX];
 	size_t i, j;
+	double se;
 
-	if (n > BF_KNEE_MAX)
-		n = BF_KNEE_MAX;
-	for (i = 0; i < n; i++) {
-		if (i > 0) {
-			double limit = frac * sorted_median(sorted, i);
+	for (i = 1; i < n; i++) {
+		/* (NAN if it cannot be had: no point is below it, no knee) */
+		double limit = frac * bf_cmp_median(iops, i, &se);
 
-			for (j = i; j < n && iops[j] < limit; j++)
-				;
-			if (j == n)
-				return (int)i;
-		}
-		/* insert iops[i] into the sorted prefix */
-		for (j = i; j > 0 && sorted[j - 1] > iops[i]; j--)
-			sorted[j] = sorted[j - 1];
-		sorted[j] = iops[i];
+		for (j = i; j < n && iops[j] < limit; j++)
+			;
+		if (j == n)
+			return (int)i;
 	}
 	return -1;
 }

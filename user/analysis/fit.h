@@ -36,10 +36,8 @@ double bf_tail_rate(const double *bytes, const double *seconds, size_t n,
  * before it; -1 if none. The median, not the best, so that one set that
  * ran fast (a burst credit, a cache warmed by the set before) does not
  * make the rest a knee; every later point, so that one slow set the next
- * climb back from does not either. Only the first BF_KNEE_MAX points are
- * read.
+ * climb back from does not either.
  */
-#define BF_KNEE_MAX	64
 int bf_knee(const double *iops, size_t n, double frac);
 
 #endif /* BLKFLOOR_FIT_H */
