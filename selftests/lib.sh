@@ -24,6 +24,12 @@ KSFT_PASS=0
 KSFT_FAIL=1
 KSFT_SKIP=4
 
+# The C locale, as fstests runs in: the tests match ASCII output, and in a
+# TCG guest a program started in C.UTF-8 costs 10 to 30 ms more CPU than
+# in C (grep 86 ms against 59 ms), reading the locale's files. (Python
+# still reads and writes UTF-8: its UTF-8 mode is on in the C locale.)
+export LC_ALL=C
+
 BLKFLOOR_SELFTESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 if [ -z "${BLKFLOOR_TOP:-}" ] && [ -f "$BLKFLOOR_SELFTESTS/../kmod/Kbuild" ]; then
 	BLKFLOOR_TOP=$(cd "$BLKFLOOR_SELFTESTS/.." && pwd)
