@@ -320,6 +320,16 @@ wait_for() {
 	done
 }
 
+# nlop_key KEY TEXT: the value of each "KEY=value" line of TEXT (nlop's
+# replies), one a line; in bash, as a sed would cost a program start.
+nlop_key() {
+	local line
+	while IFS= read -r line; do
+		[[ $line == "$1="* ]] && printf '%s\n' "${line#"$1"=}"
+	done <<< "$2"
+	return 0
+}
+
 # run_on DEV [MIN_INTERVALS]: true when a run on DEV is running and has
 # measured at least MIN_INTERVALS intervals (blkfloor list --json).
 run_on() {
