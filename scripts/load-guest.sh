@@ -13,7 +13,7 @@
 # Documentation/testing.rst, "How long it takes", lists make check's
 # times beside it: scripts/load-guest.sh & make check; kill %1
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 kver=$(ls /lib/modules | sort -V | tail -1) secs=3600 log=$PWD/build/load-guest.log
 while getopts k:t:l: o; do
 	case $o in
