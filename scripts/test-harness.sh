@@ -25,6 +25,8 @@
 #     comes before its "KTAP version 1";
 #   - json_get, which the tests read the CLI's JSON with, reads it as
 #     Python's json module does, and fails on malformed text;
+#   - lib.sh's stand-ins for programs (sleep, nlop_key, _bf_realdir) do
+#     what the programs do, with no program reachable;
 #   - a mostly-skipped rig run is red: in a (fake) rig, tests whose
 #     null_blk or command is missing fail instead of skipping, the same
 #     tests skip outside the rig, and a plain skip that
@@ -45,7 +47,7 @@ trap 'rm -rf "$tmp"' EXIT
 kver=${HARNESS_KVER:-$(ls -d /lib/modules/*/build 2>/dev/null | awk -F/ '{ print $4 }' | sort -V | tail -1)}
 
 echo "KTAP version 1"
-echo "1..16"
+echo "1..17"
 n=0 rc=0
 result() { # status description
 	n=$((n + 1))
@@ -225,6 +227,36 @@ for f in j2 j3 j4 j5; do
 	diag "$f.json: $a"
 done
 result $jbad "json_get reads JSON as json.load does, and fails on text that is not one JSON document"
+
+# lib.sh's builtin stand-ins for programs (a program started costs a TCG
+# guest 30 to 120 ms of CPU): with no program reachable, sleep waits as
+# long as asked, nlop_key reads what sed -n 's/^KEY=//p' reads, and
+# _bf_realdir resolves what readlink -f resolves; sleep with anything
+# but a number is sleep(1)'s.
+hbad=0
+# (PATH back before lib.sh's exit check, which runs dmesg and grep)
+out=$(bash -c 'set --; . selftests/lib.sh; p=$PATH PATH=/nonexistent
+	s=$EPOCHREALTIME; sleep 0.3; r=$?; e=$EPOCHREALTIME
+	sleep 1m 2>/dev/null; f=$?; PATH=$p
+	echo "$r $(( ${e/./} - ${s/./} )) fallback $f"' 2>&1)
+diag "sleep 0.3 with no program reachable: status, microseconds: $(echo $out)"
+read -r st us _ fb <<< "$(echo $out)"
+[ "$st" = 0 ] && [ "${us:-0}" -ge 300000 ] && [ "$fb" = 127 ] || hbad=1
+txt=$'id=3\nresult=0\nmsg=a=b c\nresult=-16\nresultx=9\n=\nid='
+for k in id result msg resultx nope; do
+	a=$(bash -c 't=$1; set --; . selftests/lib.sh; p=$PATH PATH=/nonexistent
+		v=$(nlop_key "$0" "$t"); PATH=$p; echo "$v"' "$k" "$txt" 2>&1)
+	b=$(printf '%s\n' "$txt" | sed -n "s/^$k=//p")
+	[ "$a" = "$b" ] || { diag "nlop_key $k: '$a', sed: '$b'"; hbad=1; }
+done
+for d in /sys/block/*/device /sys/class/net/lo /dev /nonexistent; do
+	a=$(bash -c 'set --; . selftests/lib.sh; p=$PATH PATH=/nonexistent
+		v=$(_bf_realdir "$0"); PATH=$p; echo "$v"' "$d" 2>&1)
+	b=$(readlink -f "$d")
+	[ -d "$d" ] || b=
+	[ "$a" = "$b" ] || { diag "_bf_realdir $d: '$a', readlink -f: '$b'"; hbad=1; }
+done
+result $hbad "lib.sh's sleep, nlop_key and _bf_realdir do what sleep, sed and readlink -f do, with no program started"
 
 boots=("broken rig: the rig check fails (no agent port, 1 of 2 disks)"
        "broken rig: a test needing the missing disk and one needing the agent fail (not skip)"
