@@ -30,7 +30,11 @@ KSFT_SKIP=4
 # still reads and writes UTF-8: its UTF-8 mode is on in the C locale.)
 export LC_ALL=C
 
-BLKFLOOR_SELFTESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# (the directory by parameter expansion: dirname is a program, and every
+# test sources this file)
+_bf_here=${BASH_SOURCE[0]%/*}
+[ "$_bf_here" != "${BASH_SOURCE[0]}" ] || _bf_here=.
+BLKFLOOR_SELFTESTS=$(cd "${_bf_here:-/}" && pwd)
 if [ -z "${BLKFLOOR_TOP:-}" ] && [ -f "$BLKFLOOR_SELFTESTS/../kmod/Kbuild" ]; then
 	BLKFLOOR_TOP=$(cd "$BLKFLOOR_SELFTESTS/.." && pwd)
 fi
