@@ -438,9 +438,8 @@ dm_node() {
 expect_errors() {
 	local json=$1 out
 	shift
-	out=$(python3 -S - "$json" "$@" <<'PY'
-import json, sys
-j = json.load(open(sys.argv[1]))
+	out=$(python3 -I -S -c "$BF_PY_JSON"'
+j = load(sys.argv[1])
 want = {k: int(v) for k, v in (a.split("=") for a in sys.argv[2:])}
 e = j["errors"]
 print("# errors: %s; logged: %s" % (
@@ -463,9 +462,7 @@ if j["error_log_dropped"] == 0 and logged != {k: v for k, v in want.items() if v
     bad.append("error log classes %s" % logged)
 if bad:
     print("; ".join(bad))
-    sys.exit(1)
-PY
-) || { printf '%s\n' "$out" | grep '^#'; fail "error classes: $(printf '%s\n' "$out" | grep -v '^#')"; }
+    sys.exit(1)' "$json" "$@") || { printf '%s\n' "$out" | grep '^#'; fail "error classes: $(printf '%s\n' "$out" | grep -v '^#')"; }
 	printf '%s\n' "$out"
 }
 
