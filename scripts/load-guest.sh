@@ -3,11 +3,11 @@
 #
 # load-guest.sh [-k KVER] [-t SECONDS] [-l LOG] [TEST...]: "another guest"
 # on this machine, for timing make check (or any measurement) beside one:
-# a QEMU guest, the same rig as make check's, running the guest selftests
-# (TESTs, default all) over and over for SECONDS (default 3600), or until
-# this script is killed (SIGTERM; QEMU goes with it). The passes' KTAP
-# logs go to LOG (default build/load-guest.log), each after a line
-# "# load pass N". A failure in the load is not a failure of anything:
+# QEMU guests, the same rig as make check's, one after the other, each
+# running the guest selftests (TESTs, default all) once, for SECONDS
+# (default 3600) or until this script is killed (SIGTERM; QEMU goes with
+# it). The passes' KTAP logs go to LOG (default build/load-guest.log),
+# each after a line "# load pass N". A failure in the load is not a failure of anything:
 # the load only has to keep two guest CPUs busy as a test run does.
 #
 # Documentation/testing.rst, "How long it takes", lists make check's
@@ -30,11 +30,18 @@ case $secs in ''|*[!0-9]*) echo "load-guest.sh: -t takes whole seconds" >&2; exi
 make -s -C user >/dev/null && make -s -C selftests >/dev/null ||
 	{ echo "load-guest.sh: the CLI or the test programs do not build" >&2; exit 1; }
 mkdir -p "${log%/*}"
-# (the loop's own clock: the guest's SECONDS, as the host's may be ahead)
-cmd="end=\$((SECONDS + $secs)) n=0; while [ \$SECONDS -lt \$end ]; do
-	n=\$((n + 1)); echo \"# load pass \$n\"; selftests/run-guest.sh -t 300 $*; done"
-trap 'kill "$vm" 2>/dev/null; wait "$vm"; exit 0' TERM INT
-selftests/vm/run-vm.sh --kver "$kver" --timeout $((secs + 900)) \
-	--usb 512M:discard --uas 512M:discard --nvme 64M -- "$cmd" > "$log" 2>&1 &
-vm=$!
-wait "$vm"
+: > "$log"
+# A fresh guest each pass: the suite runs once a boot (some tests unplug
+# the rig's disks).
+vm=
+trap '[ -z "$vm" ] || { kill "$vm" 2>/dev/null; wait "$vm"; }; exit 0' TERM INT
+end=$((SECONDS + secs)) n=0
+while [ $SECONDS -lt $end ]; do
+	n=$((n + 1))
+	echo "# load pass $n" >> "$log"
+	selftests/vm/run-vm.sh --kver "$kver" --timeout $((end - SECONDS + 900)) \
+		--usb 512M:discard --uas 512M:discard --nvme 64M -- \
+		selftests/run-guest.sh -t 300 "$@" >> "$log" 2>&1 &
+	vm=$!
+	wait "$vm"
+done
