@@ -7,8 +7,9 @@
 # running the guest selftests (TESTs, default all) once, for SECONDS
 # (default 3600) or until this script is killed (SIGTERM; QEMU goes with
 # it). The passes' KTAP logs go to LOG (default build/load-guest.log),
-# each after a line "# load pass N". A failure in the load is not a failure of anything:
-# the load only has to keep two guest CPUs busy as a test run does.
+# each after a line "# load pass N". A failure in the load is not a
+# failure of anything: the load only has to keep two guest CPUs busy as a
+# test run does.
 #
 # Documentation/testing.rst, "How long it takes", lists make check's
 # times beside it: scripts/load-guest.sh & make check; kill %1
