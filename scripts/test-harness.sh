@@ -38,7 +38,8 @@
 #     more, and the log says so; the same for one that hangs while booting
 #     (no command started by BLKFLOOR_BOOT_TIMEOUT);
 #   - a QEMU wedged at the run's timeout (its main loop cancelling a UAS
-#     command that a 1 B/s throttle holds): killed 10 s after SIGTERM.
+#     command that a 1 B/s throttle holds): killed 10 s after SIGTERM;
+#     and when run-vm.sh itself gets SIGTERM twice (pkill run twice).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
@@ -47,7 +48,7 @@ trap 'rm -rf "$tmp"' EXIT
 kver=${HARNESS_KVER:-$(ls -d /lib/modules/*/build 2>/dev/null | awk -F/ '{ print $4 }' | sort -V | tail -1)}
 
 echo "KTAP version 1"
-echo "1..17"
+echo "1..18"
 n=0 rc=0
 result() { # status description
 	n=$((n + 1))
@@ -264,7 +265,8 @@ boots=("broken rig: the rig check fails (no agent port, 1 of 2 disks)"
        "a guest kernel panic fails the run at once, the panic in the log; panic_on_warn was set"
        "a guest that crashes while booting, before the command, is booted once more and says so"
        "a guest that hangs while booting, before the command, is booted once more and says so"
-       "a QEMU that ignores SIGTERM at the run's timeout is killed 10 s later (exit 124)")
+       "a QEMU that ignores SIGTERM at the run's timeout is killed 10 s later (exit 124)"
+       "run-vm.sh sent SIGTERM twice still kills a QEMU that ignores SIGTERM")
 # The guest boots below test the rig (run-vm.sh, guest-init, rigctl.py,
 # run-guest.sh, lib.sh's rig checks) on this kernel, QEMU and busybox,
 # nothing else: they run only when one of those changed since they last
@@ -375,6 +377,31 @@ diag "$(grep '^run-vm:' "$tmp/wedge")"
 st0=$?
 diag "wedged QEMU: exit $st after $((SECONDS - start)) s"
 result $st0 "${boots[6]}"
+
+# The same wedge, but run-vm.sh is sent SIGTERM twice, 2 s apart (pkill
+# run twice): the second must not end it between its SIGTERM to QEMU and
+# the SIGKILL 10 s later, leaving the wedged QEMU running on its own.
+selftests/vm/run-vm.sh --kver "$kver" --timeout 600 --uas 64M -- \
+	'. selftests/lib.sh; d=$(rig_disk uas); echo 2 > /sys/block/${d#/dev/}/device/timeout; rig throttle uas0 20M 0; echo wedge-armed; dd if=/dev/zero of=$d bs=1M count=60 oflag=direct & sleep 2; rig throttle uas0 1 0; sleep 600' \
+	> "$tmp/wedge2" 2>&1 &
+vm=$!
+for _ in $(seq 300); do grep -q '^wedge-armed' "$tmp/wedge2" && break; sleep 1; done
+sleep 20
+q=$(pgrep -P $vm qemu-system-x86)
+kill -TERM $vm; sleep 2; kill -TERM $vm 2>/dev/null
+for _ in $(seq 30); do kill -0 $vm 2>/dev/null || break; sleep 1; done
+left=0
+for _ in $(seq 20); do
+	[ -n "$q" ] && kill -0 "$q" 2>/dev/null || break
+	left=$((left + 1))
+	sleep 1
+done
+diag "$(grep '^run-vm:' "$tmp/wedge2")"
+diag "QEMU $q: still running ${left} s after run-vm.sh ended"
+[ -n "$q" ] && ! kill -0 "$q" 2>/dev/null && ! kill -0 $vm 2>/dev/null
+result $? "${boots[7]}"
+[ -n "$q" ] && kill -KILL "$q" 2>/dev/null
+wait $vm 2>/dev/null
 # (a forced run that failed takes back the stamp it would have matched)
 if [ $rc = 0 ]; then
 	echo "$righash" > "$stamp"

@@ -120,7 +120,11 @@ stop_qemu() {
 	kill -KILL "$qpid" 2>/dev/null
 }
 
+# (A signal while cleaning up is ignored: a second SIGTERM, say from
+# pkill run twice, must not end run-vm.sh between stop_qemu's SIGTERM and
+# its SIGKILL and leave a wedged QEMU running on its own.)
 cleanup() {
+	trap '' INT TERM
 	[ -n "$apid" ] && kill "$apid" 2>/dev/null
 	[ -n "$qpid" ] && stop_qemu
 	wait 2>/dev/null
