@@ -363,13 +363,15 @@ st0=$?
 diag "hang while booting: exit $st after $((SECONDS - start)) s"
 result $st0 "${boots[5]}"
 
-# A QEMU that ignores SIGTERM: the guest aborts a UAS command that a 1 B/s
-# throttle holds, usb-uas cancels it synchronously and QEMU's main loop
-# waits for ever. At the run's timeout run-vm.sh must SIGKILL it, not wait.
+# wedge, a guest command, makes a QEMU that ignores SIGTERM: the guest
+# aborts a UAS command that a 1 B/s throttle holds, usb-uas cancels it
+# synchronously and QEMU's main loop waits for ever (it says wedge-armed
+# first). At the run's timeout run-vm.sh must SIGKILL that QEMU, not wait.
 # (timeout 300: a run-vm.sh that waits for ever fails this, not the suite.)
+wedge='. selftests/lib.sh; d=$(rig_disk uas); echo 2 > /sys/block/${d#/dev/}/device/timeout; rig throttle uas0 20M 0; echo wedge-armed; dd if=/dev/zero of=$d bs=1M count=60 oflag=direct & sleep 2; rig throttle uas0 1 0; sleep 600'
 start=$SECONDS
 timeout 300 selftests/vm/run-vm.sh --kver "$kver" --timeout 90 --uas 64M -- \
-	'. selftests/lib.sh; d=$(rig_disk uas); echo 2 > /sys/block/${d#/dev/}/device/timeout; rig throttle uas0 20M 0; dd if=/dev/zero of=$d bs=1M count=60 oflag=direct & sleep 2; rig throttle uas0 1 0; sleep 600' \
+	"$wedge" \
 	> "$tmp/wedge" 2>&1
 st=$?
 diag "$(grep '^run-vm:' "$tmp/wedge")"
@@ -382,7 +384,7 @@ result $st0 "${boots[6]}"
 # run twice): the second must not end it between its SIGTERM to QEMU and
 # the SIGKILL 10 s later, leaving the wedged QEMU running on its own.
 selftests/vm/run-vm.sh --kver "$kver" --timeout 600 --uas 64M -- \
-	'. selftests/lib.sh; d=$(rig_disk uas); echo 2 > /sys/block/${d#/dev/}/device/timeout; rig throttle uas0 20M 0; echo wedge-armed; dd if=/dev/zero of=$d bs=1M count=60 oflag=direct & sleep 2; rig throttle uas0 1 0; sleep 600' \
+	"$wedge" \
 	> "$tmp/wedge2" 2>&1 &
 vm=$!
 for _ in $(seq 300); do grep -q '^wedge-armed' "$tmp/wedge2" && break; sleep 1; done
