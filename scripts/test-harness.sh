@@ -399,7 +399,11 @@ for _ in $(seq 20); do
 	sleep 1
 done
 diag "$(grep '^run-vm:' "$tmp/wedge2")"
-diag "QEMU $q: still running ${left} s after run-vm.sh ended"
+if [ -n "$q" ] && kill -0 "$q" 2>/dev/null; then
+	diag "QEMU $q: still running ${left} s after run-vm.sh ended"
+else
+	diag "QEMU ${q:-?}: gone ${left} s after run-vm.sh ended"
+fi
 [ -n "$q" ] && ! kill -0 "$q" 2>/dev/null && ! kill -0 $vm 2>/dev/null
 result $? "${boots[7]}"
 [ -n "$q" ] && kill -KILL "$q" 2>/dev/null
