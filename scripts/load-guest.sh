@@ -28,8 +28,10 @@ shift $((OPTIND - 1))
 case $secs in ''|*[!0-9]*) echo "load-guest.sh: -t takes whole seconds" >&2; exit 2 ;; esac
 [ -f "build/$kver/blkfloor.ko" ] || scripts/build-module.sh "$kver" >/dev/null ||
 	{ echo "load-guest.sh: no module for $kver" >&2; exit 1; }
-make -s -C user >/dev/null && make -s -C selftests >/dev/null ||
-	{ echo "load-guest.sh: the CLI or the test programs do not build" >&2; exit 1; }
+# (a clean clone has no kernel source yet: the test programs need its
+# kselftest headers, the guests its YNL CLI)
+make -s ksrc >/dev/null && make -s -C user >/dev/null && make -s -C selftests >/dev/null ||
+	{ echo "load-guest.sh: the kernel source, the CLI or the test programs are not there" >&2; exit 1; }
 mkdir -p "${log%/*}"
 : > "$log"
 # A fresh guest each pass: the suite runs once a boot (some tests unplug
