@@ -1316,7 +1316,11 @@ TEST_F(bf, iops_cap)
 	EXPECT_LT(0, ios);
 }
 
-/* Random 4 KiB reads at QD32 for 2 s; returns IOPS, fills the dump. */
+/*
+ * Random 4 KiB reads at QD32 for 500 ms; returns IOPS, fills the dump.
+ * (What the flag saves is measured by the benchmark, selftests/bench:
+ * here the IOPS are only reported.)
+ */
 static double bf_iops_run(struct bf_nl *nl, struct bf_msg *m,
 			  struct bf_ack *ack, uint32_t flags, struct bf_dump *d)
 {
@@ -1328,7 +1332,7 @@ static double bf_iops_run(struct bf_nl *nl, struct bf_msg *m,
 	bf_put_u32(m, BLKFLOOR_A_QD, 32);
 	bf_put_u32(m, BLKFLOOR_A_PATTERN, BLKFLOOR_PATTERN_RANDOM);
 	bf_put_u32(m, BLKFLOOR_A_FLAGS, flags);
-	bf_put_u64(m, BLKFLOOR_A_MAX_TIME_NS, 2000000000ULL);
+	bf_put_u64(m, BLKFLOOR_A_MAX_TIME_NS, 500000000ULL);
 	if (bf_read_until_end(nl, m, ack, &bytes) != BLKFLOOR_STATE_DONE)
 		return -1;
 	id = bf_reply_run_id(ack);
@@ -1336,32 +1340,23 @@ static double bf_iops_run(struct bf_nl *nl, struct bf_msg *m,
 	bf_put_u32(m, BLKFLOOR_A_RUN_ID, id);
 	if (bf_xfer(nl, m, ack, bf_dump_cb, d))
 		return -1;
-	return bytes / 4096 / 2.0;
+	return bytes / 4096 / 0.5;
 }
 
 TEST_F(bf, no_stats_flag)
 {
 	struct bf_dump with = { .ordered = true }, without = { .ordered = true };
-	double iops_with = 0, iops_without = 0;
+	double a, b;
 
 	if (!bf_nullb())
 		SKIP(return, "no null_blk");
-	/* Alternate, so a drift in the host's load hits both alike. */
-	for (int i = 0; i < 2; i++) {
-		double a = bf_iops_run(&self->nl, &self->m, self->ack, 0, &with);
-		double b = bf_iops_run(&self->nl, &self->m, self->ack,
-				       BLKFLOOR_F_NO_STATS, &without);
-
-		ASSERT_LT(0, a);
-		ASSERT_LT(0, b);
-		TH_LOG("4 KiB random read QD32, pass %d: %.0f IOPS with latency stats, %.0f without",
-		       i, a, b);
-		iops_with += a / 2;
-		iops_without += b / 2;
-	}
-	TH_LOG("mean: %.0f IOPS with latency stats, %.0f without (%.1f%%)",
-	       iops_with, iops_without,
-	       100.0 * (iops_without - iops_with) / iops_without);
+	a = bf_iops_run(&self->nl, &self->m, self->ack, 0, &with);
+	b = bf_iops_run(&self->nl, &self->m, self->ack, BLKFLOOR_F_NO_STATS,
+			&without);
+	ASSERT_LT(0, a);
+	ASSERT_LT(0, b);
+	TH_LOG("4 KiB random read QD32: %.0f IOPS with latency stats, %.0f without",
+	       a, b);
 	EXPECT_EQ(with.ios, with.hist_count);
 	EXPECT_LT(0, with.lat_min);
 	EXPECT_LT(0, without.ios);
