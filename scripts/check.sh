@@ -24,7 +24,7 @@
 # scripts/ktap-parse-check.py), and every skip must be one that
 # selftests/skips-allowed lists for that kernel (scripts/skip-check.py):
 # in the rig a missing piece is a failure, not a skip. The end shows each
-# suite's time and the ten slowest guest tests.
+# suite's time and CPU and the ten slowest guest tests.
 #
 # Each suite prints KTAP. CHECK_KERNELS="6.1.0-57-amd64 ..." overrides the
 # kernels; CHECK_TESTS="basic/* run/*" selects guest tests;
@@ -71,17 +71,29 @@ suite() {
 	local name=$1 log rc start=$SECONDS; shift
 	log=$(suite_log "$name")
 	echo "# ---- $name"
-	"$@" 2>&1 | tee "$log"
+	( "$@"; rc=$?; times > "$log.cpu"; exit $rc ) 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	suite_done "$name" "$log" "$rc" $((SECONDS - start))
 }
+# cpu_of FILE: the CPU seconds (user + system) of a suite's processes, from
+# the `times` of the subshell that ran it (its second line: the children,
+# QEMU included for a guest suite); "?" if there is none.
+cpu_of() {
+	local line
+	line=$(sed -n 2p "$1" 2>/dev/null)
+	[ -n "$line" ] || { echo "?"; return; }
+	awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] }
+	       printf "%.0f\n", s }' <<<"$line"
+}
 # suite_done NAME LOG RC SECS: a suite's end line, its time and its count.
 suite_done() {
-	local name=$1 log=$2 rc=$3 f0=$failed
-	echo "# ---- $name: exit $rc, $4 s"
+	local name=$1 log=$2 rc=$3 f0=$failed cpu
+	cpu=$(cpu_of "$log.cpu")
+	rm -f "$log.cpu"
+	echo "# ---- $name: exit $rc, $4 s, CPU $cpu s"
 	logs+=("$log")
 	wlogs+=("${SUITE_WHERE:-host}:$log")
-	times+=("$4 $name")
+	times+=("$4 $name (CPU $cpu s)")
 	count "$log" "$name"
 	if [ "$rc" != 0 ] && [ "$failed" = "$f0" ]; then
 		failed=$((failed + 1))
@@ -96,7 +108,7 @@ suite_bg() {
 	log=$(suite_log "$name")
 	echo "# ---- $name: started beside the others"
 	( start=$SECONDS; "$@" > "$log" 2>&1; rc=$?
-	  echo $((SECONDS - start)) > "$log.secs"; exit $rc ) &
+	  echo $((SECONDS - start)) > "$log.secs"; times > "$log.cpu"; exit $rc ) &
 	bg_pids[$log]=$!
 }
 suite_join() {
@@ -306,7 +318,7 @@ suite "KTAP parser" python3 scripts/ktap-parse-check.py "${logs[@]}"
 suite "skips" python3 scripts/skip-check.py selftests/skips-allowed "${wlogs[@]}"
 
 echo
-echo "# time per suite (s):"
+echo "# time per suite (s; CPU: of its processes, user and system):"
 printf '%s\n' "${times[@]}" | sort -rn | sed 's/^/#   /'
 echo "# the ten slowest guest tests (s; the guest's CPU time meanwhile):"
 for l in "$logdir"/guest_*.log; do
