@@ -27,6 +27,10 @@
 #     Python's json module does, and fails on malformed text;
 #   - lib.sh's stand-ins for programs (sleep, nlop_key, _bf_realdir) do
 #     what the programs do, with no program reachable;
+#   - bf_py, the test's Python server that json_get, run_on and bf_ynl
+#     go through: what python3 -c prints and returns, the same with the
+#     server off, callers in subshells side by side, and the server gone
+#     with the test's shell;
 #   - a mostly-skipped rig run is red: in a (fake) rig, tests whose
 #     null_blk or command is missing fail instead of skipping, the same
 #     tests skip outside the rig, and a plain skip that
@@ -48,7 +52,7 @@ trap 'rm -rf "$tmp"' EXIT
 kver=${HARNESS_KVER:-$(ls -d /lib/modules/*/build 2>/dev/null | awk -F/ '{ print $4 }' | sort -V | tail -1)}
 
 echo "KTAP version 1"
-echo "1..18"
+echo "1..19"
 n=0 rc=0
 result() { # status description
 	n=$((n + 1))
@@ -258,6 +262,41 @@ for d in /sys/block/*/device /sys/class/net/lo /dev /nonexistent; do
 	[ "$a" = "$b" ] || { diag "_bf_realdir $d: '$a', readlink -f: '$b'"; hbad=1; }
 done
 result $hbad "lib.sh's sleep, nlop_key and _bf_realdir do what sleep, sed and readlink -f do, with no program started"
+
+# bf_py (lib.sh), the test's Python server that json_get, run_on and
+# bf_ynl go through: what python3 -I -S -c prints and returns, the same
+# with the server off (BLKFLOOR_PY_SERVER=0: python3 started each time);
+# callers in subshells side by side; the server gone once the test's
+# shell has ended.
+pbad=0
+mkdir -p "$tmp/py"
+# shellcheck disable=SC2016
+prog='d=$1; set --; . selftests/lib.sh; cd "$d"
+echo "shell $$"
+bf_py "import os, sys; print(os.getcwd(), sys.argv[1:]); print(\"to stderr\", file=sys.stderr)" a "b c"; echo "rc=$?"
+bf_py "import sys; sys.exit(\"a message\")"; echo "rc=$?"
+bf_py "import sys; sys.exit(7)"; echo "rc=$?"
+bf_py "{}[1]"; echo "rc=$?"
+printf "x\ny\n" | bf_py --stdin "import sys; print(repr(sys.stdin.read()))"; echo "rc=$?"
+bf_py "import sys; print(repr(sys.stdin.read()))" <<< "not passed"; echo "rc=$?"
+x=$(bf_py "print(\"two lines\\n\")"); echo "[$x]"
+for i in 1 2 3 4 5 6; do ( bf_py "import sys; print(sys.argv[1])" $i > "$d/c.$i" ) & done; wait
+cat "$d"/c.* | paste -sd " "
+[ -e "${TMPDIR:-/tmp}/blkfloor-py.$$/ready" ] && echo server || echo "no server"'
+bash -c "$prog" _ "$tmp/py" > "$tmp/py.srv" 2> "$tmp/py.srv.err"
+BLKFLOOR_PY_SERVER=0 bash -c "$prog" _ "$tmp/py" > "$tmp/py.dir" 2> "$tmp/py.dir.err"
+sh=$(sed -n 's/^shell //p' "$tmp/py.srv")
+for _ in $(seq 30); do [ -e "${TMPDIR:-/tmp}/blkfloor-py.$sh" ] || break; sleep 0.1; done
+diag "with the server:" "$(cat "$tmp/py.srv" "$tmp/py.srv.err")" \
+	"python3 each time:" "$(cat "$tmp/py.dir" "$tmp/py.dir.err")"
+[ "$(sed '/^shell /d; $d' "$tmp/py.srv")" = "$(sed '/^shell /d; $d' "$tmp/py.dir")" ] &&
+	cmp -s "$tmp/py.srv.err" "$tmp/py.dir.err" &&
+	[ "$(tail -1 "$tmp/py.srv")" = server ] && [ "$(tail -1 "$tmp/py.dir")" = "no server" ] &&
+	grep -qx "$tmp/py \['a', 'b c'\]" "$tmp/py.srv" && grep -qx 'rc=7' "$tmp/py.srv" &&
+	grep -qx "'x.ny.n'" <(tr '\\' . < "$tmp/py.srv") && grep -qx '1 2 3 4 5 6' "$tmp/py.srv" &&
+	grep -qx 'a message' "$tmp/py.srv.err" && grep -qx 'KeyError: 1' "$tmp/py.srv.err" &&
+	[ ! -e "${TMPDIR:-/tmp}/blkfloor-py.$sh" ] || pbad=1
+result $pbad "bf_py in the test's Python server prints and returns what python3 -c does, side by side from subshells, and ends with the test"
 
 boots=("broken rig: the rig check fails (no agent port, 1 of 2 disks)"
        "broken rig: a test needing the missing disk and one needing the agent fail (not skip)"

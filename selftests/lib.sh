@@ -97,9 +97,16 @@ rig_fault() {
 # result: a splat fails a test that passed or skipped).
 on_exit() { _cleanups=("$1" "${_cleanups[@]}"); }
 _run_cleanups() {
-	local rc=$? c
+	local rc=$? c pid
 	trap - EXIT
 	for c in "${_cleanups[@]}"; do eval "$c" >/dev/null 2>&1; done
+	# (the test's Python server, bf_py, if one was started; one not yet
+	# ready cannot remove its directory itself)
+	c=${TMPDIR:-/tmp}/blkfloor-py.$_bf_pid
+	if [ "$BASHPID" = "$_bf_pid" ] && { read -r pid < "$c/pid"; } 2>/dev/null; then
+		kill "$pid" 2>/dev/null
+		[ -e "$c/ready" ] || rm -rf "$c"
+	fi
 	if [ -n "${_dmesg_tag:-}" ] && [ "$BASHPID" = "$_bf_pid" ]; then
 		( check_dmesg ) || rc=$KSFT_FAIL
 	fi
@@ -176,6 +183,12 @@ if [ -n "$BLKFLOOR_YNL" ]; then
 fi
 bf_ynl() {
 	[ -n "$BLKFLOOR_YNL" ] || fail "bf_ynl: no ynl (call have_ynl first)"
+	# (cli.py's main in the test's Python server, bf_py: a second or
+	# more of imports saved a call)
+	if [ "${BF_YNL_CMD[0]}" = python3 ] && [ "${BF_YNL_CMD[1]}" = -c ] &&
+	   _bf_py_up && _bf_py_call "" ynl "${BF_YNL_CMD[@]:3}" "$@"; then
+		return "$_bf_py_rc"
+	fi
 	"${BF_YNL_CMD[@]}" "$@"
 }
 # have_ynl WHAT: true when the YNL CLI is there; else WHAT is not run: a
@@ -337,7 +350,7 @@ nlop_key() {
 # run_on DEV [MIN_INTERVALS]: true when a run on DEV is running and has
 # measured at least MIN_INTERVALS intervals (blkfloor list --json).
 run_on() {
-	"$BLKFLOOR" list --json 2>/dev/null | python3 -I -S -c "$BF_PY_JSON"'
+	"$BLKFLOOR" list --json 2>/dev/null | bf_py --stdin "$BF_PY_JSON"'
 dev, n = sys.argv[1], int(sys.argv[2])
 sys.exit(0 if any(r["device"] == dev and r["state"] == "running" and
 		  r["intervals"] >= n for r in load("-")) else 1)' "$1" "${2:-0}"
@@ -356,7 +369,7 @@ run_ended() {
 # runs_running: how many runs the module reports not ended (running, or
 # stopping: draining their I/O).
 runs_running() {
-	"$BLKFLOOR" list --json | python3 -I -S -c "$BF_PY_JSON"'
+	"$BLKFLOOR" list --json | bf_py --stdin "$BF_PY_JSON"'
 print(sum(r["state"] in ("running", "stopping") for r in load("-")))'
 }
 
@@ -438,7 +451,7 @@ dm_node() {
 expect_errors() {
 	local json=$1 out
 	shift
-	out=$(python3 -I -S -c "$BF_PY_JSON"'
+	out=$(bf_py "$BF_PY_JSON"'
 j = load(sys.argv[1])
 want = {k: int(v) for k, v in (a.split("=") for a in sys.argv[2:])}
 e = j["errors"]
@@ -806,9 +819,208 @@ def load(f):
     return loads(sys.stdin.read() if f == "-" else open(f).read(), f)
 '
 
+# bf_py [--stdin] CODE ARGS...: what `python3 -I -S -c CODE ARGS...` does
+# (its stdout, stderr and exit status; stdin only with --stdin, read to
+# its end first); bf_py - ARGS... takes the code from stdin, as
+# `python3 -I -S - ARGS...`. Each runs in the test's Python server: one interpreter per
+# test, started by the first call (from whichever subshell makes it) and
+# gone within a second of the test's shell. In a TCG guest a python start
+# costs 150 to 250 ms of CPU and the tests start hundreds (json_get alone
+# 237 in a 6.12 guest's suite); a call to the server costs a mkfifo and a
+# few milliseconds. Each call runs in fresh globals, in the caller's
+# working directory, with its own sys.argv, stdin, stdout and stderr;
+# modules stay imported between calls. Where the server cannot run (no
+# mkfifo, BLKFLOOR_PY_SERVER=0) the same call starts python3 as before.
+# shellcheck disable=SC2016
+_BF_PY_SERVER='
+import signal, sys
+signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
+import builtins, copy, gc, io, os, runpy, select, shutil, traceback
+d, parent = sys.argv[1], int(sys.argv[2])
+os.closerange(3, 65536)
+req = os.open(d + "/req", os.O_RDWR)
+_spec = {}
+def _ynl_setup():
+    # the YNL CLI with PyYAML'"'"'s libyaml parser where it has one (as
+    # bf_ynl does without the server); a spec file parsed once, a copy
+    # of it given to each call
+    import yaml
+    if getattr(yaml, "CSafeLoader", None):
+        def safe_load(s):
+            name, key = getattr(s, "name", None), None
+            if isinstance(name, str):
+                st = os.stat(name)
+                key = (name, st.st_mtime_ns, st.st_size)
+                if key in _spec:
+                    return copy.deepcopy(_spec[key])
+            v = yaml.load(s, Loader=yaml.CSafeLoader)
+            if key:
+                _spec[key] = copy.deepcopy(v)
+            return v
+        yaml.safe_load = safe_load
+    _ynl_setup.done = True
+def run(mode, code, args, stdin):
+    out, err = io.StringIO(), io.StringIO()
+    saved = sys.argv, sys.stdin, sys.stdout, sys.stderr, list(sys.path)
+    rc = 0
+    try:
+        sys.stdin, sys.stdout, sys.stderr = io.StringIO(stdin), out, err
+        if mode == "ynl":
+            if not getattr(_ynl_setup, "done", False):
+                _ynl_setup()
+            sys.argv = [code] + args
+            sys.path.insert(0, os.path.dirname(os.path.realpath(code)))
+            runpy.run_path(code, run_name="__main__")
+        else:
+            sys.argv = ["-c"] + args
+            exec(compile(code, "<string>", "exec"),
+                 {"__name__": "__main__", "__builtins__": builtins})
+    except SystemExit as e:
+        if e.code is None:
+            rc = 0
+        elif isinstance(e.code, int):
+            rc = e.code & 0xff
+        else:
+            print(e.code, file=err)
+            rc = 1
+    except BaseException as e:
+        # (the traceback from the call'"'"'s own code, as python3 prints it)
+        traceback.print_exception(type(e), e, e.__traceback__.tb_next, file=err)
+        rc = 1
+    finally:
+        sys.argv, sys.stdin, sys.stdout, sys.stderr = saved[:4]
+        sys.path[:] = saved[4]
+    if mode == "ynl":
+        gc.collect()	# (its netlink sockets closed now, not later)
+    return rc, out.getvalue().encode(), err.getvalue().encode()
+def serve(q):
+    with open(q, "rb") as f:
+        data = f.read()
+    os.unlink(q)
+    reply, cwd, mode, code, n, rest = data.split(b"\0", 5)
+    args = []
+    for _ in range(int(n)):
+        a, rest = rest.split(b"\0", 1)
+        args.append(os.fsdecode(a))
+    try:
+        os.chdir(cwd)
+    except OSError:
+        os.chdir("/")
+    rc, out, err = run(mode.decode(), os.fsdecode(code), args, os.fsdecode(rest))
+    os.chdir("/")	# (holding no directory between calls: umount)
+    fd = os.open(reply, os.O_WRONLY)
+    os.unlink(reply)
+    msg = b"%d %d %d\n" % (rc, len(out), len(err)) + out + err
+    while msg:
+        msg = msg[os.write(fd, msg):]
+    os.close(fd)
+buf = b""
+try:
+    open(d + "/ready", "w").write(str(os.getpid()))
+    while True:
+        if not select.select([req], [], [], 1.0)[0]:
+            try:
+                os.kill(parent, 0)
+            except ProcessLookupError:
+                break
+            if not os.path.isdir(d):
+                break
+            continue
+        buf += os.read(req, 4096)
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            try:
+                serve(os.fsdecode(line))
+            except Exception:
+                traceback.print_exc()
+finally:
+    shutil.rmtree(d, ignore_errors=True)
+'
+# _bf_py_up: the test's Python server is ready; started here if no one
+# has started it (mkdir is the lock between subshells). False if it
+# cannot run.
+_bf_py_up() {
+	local d=${TMPDIR:-/tmp}/blkfloor-py.$_bf_pid i pid
+	_bf_py_dir=$d
+	[ -e "$d/ready" ] && return 0
+	[ "${BLKFLOOR_PY_SERVER:-1}" = 1 ] && [ -z "${_bf_py_broken:-}" ] || return 1
+	if mkdir -m 700 "$d" 2>/dev/null; then
+		if mkfifo "$d/req" 2>/dev/null; then
+			# (not a job of the caller's shell: a test's plain
+			# "wait" would wait for it)
+			( python3 -I -c "$_BF_PY_SERVER" "$d" "$_bf_pid" \
+				</dev/null >/dev/null 2>"$d/log" &
+			  echo $! > "$d/pid" )
+		else
+			echo none > "$d/pid"
+		fi
+	fi
+	# (until it is ready, for at most 30 s, while it runs; read -t, not
+	# sleep, which a test may have replaced)
+	{ [ -n "${_bf_snore:-}" ] || exec {_bf_snore}<> <(:); } 2>/dev/null
+	for ((i = 0; i < 600; i++)); do
+		[ -e "$d/ready" ] && return 0
+		read -rt 0.05 -u "$_bf_snore" _ 2>/dev/null
+		[ -e "$d/ready" ] || { read -r pid < "$d/pid"; } 2>/dev/null || continue
+		kill -0 "${pid:-0}" 2>/dev/null || break
+	done
+	_bf_py_broken=1
+	return 1
+}
+# _bf_py_call IN MODE CODE ARGS...: one call to the server, IN its stdin;
+# sets _bf_py_rc, or returns 1 if the server is gone (nothing was run:
+# run it here instead).
+_bf_py_call() {
+	local d=$_bf_py_dir in=$1 q a rfd wfd h ol el out='' err='' pid
+	_bf_py_n=$((${_bf_py_n:-0} + 1))
+	q=$d/q.$BASHPID.$_bf_py_n a=$d/a.$BASHPID.$_bf_py_n
+	printf '%s\0' "$a" "$PWD" "$2" "$3" $(($# - 3)) "${@:4}" > "$q" &&
+		printf '%s' "$in" >> "$q" && mkfifo "$a" || return 1
+	exec {rfd}<> "$a" {wfd}<> "$d/req"
+	printf '%s\n' "$q" >&"$wfd"
+	exec {wfd}>&-
+	until IFS= read -r -t 1 -u "$rfd" h; do
+		{ read -r pid < "$d/pid"; } 2>/dev/null
+		if [ -n "$h" ] || ! kill -0 "${pid:-0}" 2>/dev/null; then
+			exec {rfd}>&-
+			rm -f "$a" "$q"
+			_bf_py_broken=1
+			return 1
+		fi
+	done
+	read -r _bf_py_rc ol el <<< "$h"
+	[ "$ol" -gt 0 ] && IFS= read -r -N "$ol" -u "$rfd" out
+	[ "$el" -gt 0 ] && IFS= read -r -N "$el" -u "$rfd" err
+	exec {rfd}>&-
+	printf '%s' "$out"
+	[ -z "$err" ] || printf '%s' "$err" >&2
+	return 0
+}
+bf_py() {
+	local in=
+	if [ "$1" = --stdin ]; then
+		shift
+		IFS= read -r -d '' in || :
+	elif [ "$1" = - ]; then
+		# (the code from stdin, as python3 -: bf_py - ARGS <<'PY')
+		shift
+		IFS= read -r -d '' in || :
+		set -- "$in" "$@"
+		in=
+	fi
+	if _bf_py_up && _bf_py_call "$in" c "$@"; then
+		return "$_bf_py_rc"
+	fi
+	if [ -n "$in" ]; then
+		printf '%s' "$in" | python3 -I -S -c "$@"
+	else
+		python3 -I -S -c "$@" < /dev/null
+	fi
+}
+
 # json_get FILE EXPR: evaluate a Python expression on the parsed JSON 'j'.
 json_get() {
-	python3 -I -S -c "$BF_PY_JSON"'
+	bf_py "$BF_PY_JSON"'
 j = load(sys.argv[1])
 print(eval(sys.argv[2]))' "$1" "$2"
 }
@@ -818,13 +1030,12 @@ print(eval(sys.argv[2]))' "$1" "$2"
 # host's time between them). A TCG guest has no steal clock: this is how a
 # drive model test shows that the host, not the model, slowed the guest.
 host_wait() {
-	python3 -S - "$1" "$2" <<'PY'
+	bf_py '
 import sys
-a, b = ({k: int(v) for k, v in (w.split('=') for w in x.split())}
+a, b = ({k: int(v) for k, v in (w.split("=") for w in x.split())}
         for x in sys.argv[1:3])
-print('%.1f s in %.1f s' % ((b['wait_ns'] - a['wait_ns']) / 1e9,
-                             (b['host_ns'] - a['host_ns']) / 1e9))
-PY
+print("%.1f s in %.1f s" % ((b["wait_ns"] - a["wait_ns"]) / 1e9,
+                             (b["host_ns"] - a["host_ns"]) / 1e9))' "$1" "$2"
 }
 
 # host_starved CPU0 CPU1: QEMU's threads waited for a host CPU for at least
@@ -835,14 +1046,14 @@ PY
 # 5.4 s of waiting in 5 to 8.6 s). Only such a measurement may be
 # repeated; one taken on a host that let the guest run is final.
 host_starved() {
-	python3 -S - "$1" "$2" "${BLKFLOOR_STARVED:-0.25}" <<'PY'
+	bf_py '
 import sys
-a, b = ({k: int(v) for k, v in (w.split('=') for w in x.split())}
+a, b = ({k: int(v) for k, v in (w.split("=") for w in x.split())}
         for x in sys.argv[1:3])
-host = b['host_ns'] - a['host_ns']
+host = b["host_ns"] - a["host_ns"]
 sys.exit(0 if host > 0 and
-         b['wait_ns'] - a['wait_ns'] >= float(sys.argv[3]) * host else 1)
-PY
+         b["wait_ns"] - a["wait_ns"] >= float(sys.argv[3]) * host else 1)' \
+		"$1" "$2" "${BLKFLOOR_STARVED:-0.25}"
 }
 
 # host_mark; ...; host_was_starved: in the rig, whether the host starved
