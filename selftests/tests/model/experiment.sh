@@ -39,7 +39,7 @@ state_get() {
 
 # within A B REL: A is within REL (a fraction) of B.
 within() {
-	python3 -S -c "import sys; a, b = float('$1'), float('$2'); sys.exit(0 if abs(a - b) <= $3 * abs(b) else 1)"
+	bf_py "import sys; a, b = float('$1'), float('$2'); sys.exit(0 if abs(a - b) <= $3 * abs(b) else 1)"
 }
 
 # BLKFLOOR_KEEP_DIR: keep the traces and summaries there (for a report:
