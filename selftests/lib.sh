@@ -769,16 +769,19 @@ require_agent() {
 # the reply after "ok", fails the test on "err" or no reply. The request is
 # tagged so that a reply left on the port by an earlier client that died is
 # never taken for this one's. (Bash, not rigctl.py --client: python starts
-# slowly in a TCG guest over 9p.)
+# slowly in a TCG guest over 9p.) A test's subshells may call it side by
+# side: the port opens once at a time, so each request holds a lock.
 rig() {
-	local t="@$$-$RANDOM$RANDOM" tag st rest
+	local t="@$BASHPID-$RANDOM$RANDOM" tag st rest lk
 	require_agent
+	exec {lk}>>"${TMPDIR:-/tmp}/blkfloor-rig.lock" && flock -w 60 "$lk" ||
+		fail "rig: cannot lock ${TMPDIR:-/tmp}/blkfloor-rig.lock"
 	exec 9<>"$BLKFLOOR_RIG" || fail "rig: cannot open $BLKFLOOR_RIG"
 	printf '%s %s\n' "$t" "$*" >&9
 	while read -r -t 20 tag st rest <&9; do
 		[ "$tag" = "$t" ] && break
 	done
-	exec 9>&-
+	exec 9>&- {lk}>&-
 	[ "$tag" = "$t" ] || fail "rig $*: no reply"
 	[ "$st" = ok ] || fail "rig $*: $st $rest"
 	printf '%s\n' "$rest"
@@ -968,8 +971,10 @@ _bf_py_up() {
 	return 1
 }
 # _bf_py_call IN MODE CODE ARGS...: one call to the server, IN its stdin;
-# sets _bf_py_rc, or returns 1 if the server is gone (nothing was run:
-# run it here instead).
+# sets _bf_py_rc, or returns 1 if the server is gone, and bf_py runs CODE
+# with python3 instead. Nothing of the call was printed then, but a server
+# that died during the call may have run part of CODE: what goes through
+# bf_py must be safe to run twice (the tests' snippets read and compare).
 _bf_py_call() {
 	local d=$_bf_py_dir in=$1 q a rfd wfd h ol el out='' err='' pid
 	_bf_py_n=$((${_bf_py_n:-0} + 1))
