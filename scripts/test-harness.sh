@@ -43,7 +43,9 @@
 #     (no command started by BLKFLOOR_BOOT_TIMEOUT);
 #   - a QEMU wedged at the run's timeout (its main loop cancelling a UAS
 #     command that a 1 B/s throttle holds): killed 10 s after SIGTERM;
-#     and when run-vm.sh itself gets SIGTERM twice (pkill run twice).
+#     and when run-vm.sh itself gets SIGTERM twice (pkill run twice);
+#   - two guests of one kernel started at once with nothing built yet:
+#     both boot and run their command.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
@@ -52,7 +54,7 @@ trap 'rm -rf "$tmp"' EXIT
 kver=${HARNESS_KVER:-$(ls -d /lib/modules/*/build 2>/dev/null | awk -F/ '{ print $4 }' | sort -V | tail -1)}
 
 echo "KTAP version 1"
-echo "1..19"
+echo "1..20"
 n=0 rc=0
 result() { # status description
 	n=$((n + 1))
@@ -305,7 +307,8 @@ boots=("broken rig: the rig check fails (no agent port, 1 of 2 disks)"
        "a guest that crashes while booting, before the command, is booted once more and says so"
        "a guest that hangs while booting, before the command, is booted once more and says so"
        "a QEMU that ignores SIGTERM at the run's timeout is killed 10 s later (exit 124)"
-       "run-vm.sh sent SIGTERM twice still kills a QEMU that ignores SIGTERM")
+       "run-vm.sh sent SIGTERM twice still kills a QEMU that ignores SIGTERM"
+       "two guests of one kernel started at once, nothing built yet: both boot and run their command")
 # The guest boots below test the rig (run-vm.sh, guest-init, rigctl.py,
 # run-guest.sh, lib.sh's rig checks) on this kernel, QEMU and busybox,
 # nothing else: they run only when one of those changed since they last
@@ -447,6 +450,30 @@ fi
 result $? "${boots[7]}"
 [ -n "$q" ] && kill -KILL "$q" 2>/dev/null
 wait $vm 2>/dev/null
+
+# Two guests of one kernel started at once in a cache with nothing built
+# yet (a clean clone's make check with CHECK_SHARDS=2, or these boots
+# beside make check's guests): one builds the initramfs and finds the
+# accelerator, the other waits for them: no build step fails and the
+# initramfs left is whole. (Seen without: both wrote one initramfs and
+# both guests panicked, "Initramfs unpacking failed: junk within
+# compressed archive"; or one's mv found its file moved by the other.)
+mkdir "$tmp/cache"
+two=()
+for k in 1 2; do
+	BLKFLOOR_VM_CACHE=$tmp/cache selftests/vm/run-vm.sh --kver "$kver" \
+		--timeout 600 -- "echo command-ran-$k" > "$tmp/two$k" 2>&1 &
+	two+=("$!")
+done
+wait "${two[0]}"; st1=$?
+wait "${two[1]}"; st2=$?
+diag "$(cat "$tmp/two1" "$tmp/two2" | grep -v '^ *$' | head -40)"
+diag "two guests at once: exit $st1 and $st2"
+[ $st1 = 0 ] && [ $st2 = 0 ] &&
+	grep -qx command-ran-1 "$tmp/two1" && grep -qx command-ran-2 "$tmp/two2" &&
+	! grep -qE '^(mv|cpio|gzip|mktemp): |Initramfs unpacking failed' "$tmp/two1" "$tmp/two2" &&
+	gzip -t "$tmp/cache/initrd-$kver.cpio.gz"
+result $? "${boots[8]}"
 # (a forced run that failed takes back the stamp it would have matched)
 if [ $rc = 0 ]; then
 	echo "$righash" > "$stamp"

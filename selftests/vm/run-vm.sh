@@ -52,6 +52,8 @@
 # A guest that has not started the command BLKFLOOR_BOOT_TIMEOUT seconds
 # (default 300) after QEMU started hung while booting: it is booted once
 # more, as one that crashed while booting is.
+# Its initramfs and the accelerator it found are kept in build/vm, or in
+# $BLKFLOOR_VM_CACHE (the harness's own test of guests started at once).
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -98,7 +100,7 @@ vmlinuz=/boot/vmlinuz-$kver
 [ -r "$vmlinuz" ] || { echo "run-vm: no kernel $vmlinuz (make deps)" >&2; exit 2; }
 [ -d "/lib/modules/$kver" ] || { echo "run-vm: no /lib/modules/$kver" >&2; exit 2; }
 
-cache=$top/build/vm
+cache=${BLKFLOOR_VM_CACHE:-$top/build/vm}
 mkdir -p "$cache"
 dir=$(mktemp -d "$cache/run.XXXXXX")
 qpid=
@@ -138,6 +140,10 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # --- initramfs: busybox + the modules needed to reach the 9p root ----------
+# (Guests started at once build it, and find the accelerator, one at a
+# time: the others wait for the lock and find it done.)
+exec {cachelock}>>"$cache/lock"
+flock "$cachelock"
 initrd=$cache/initrd-$kver.cpio.gz
 if [ ! -s "$initrd" ] || [ "$here/run-vm.sh" -nt "$initrd" ] ||
    [ "$here/guest-init" -nt "$initrd" ]; then
@@ -160,9 +166,9 @@ if [ ! -s "$initrd" ] || [ "$here/run-vm.sh" -nt "$initrd" ] ||
 	done < "$stage/mod/order.host"
 	cp "$here/guest-init" "$stage/init"
 	chmod +x "$stage/init"
-	(cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) > "$initrd.tmp" &&
-		mv "$initrd.tmp" "$initrd"
-	rm -rf "$stage"
+	(cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) > "$stage.gz" &&
+		mv "$stage.gz" "$initrd"
+	rm -rf "$stage" "$stage.gz"
 fi
 
 # --- accelerator: KVM only if it really works (nested KVM often does not) --
@@ -182,6 +188,7 @@ if [ ! -s "$accel_file" ]; then
 	echo "$accel" > "$accel_file"
 fi
 accel=$(cat "$accel_file")
+exec {cachelock}>&-
 cpu=max
 [ "$accel" = kvm ] && cpu=host
 icountargs=()
