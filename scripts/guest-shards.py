@@ -11,7 +11,12 @@ file makes them uneven, never a test lost or run twice.
 
 Longest first, each test to the shard with the least time so far (LPT).
 guest-shards.py --self-test checks that as one KTAP suite.
+
+guest-shards.py --times LOG... prints a new TIMES from make check's guest
+logs (build/check/guest_*.log): each test's "took N s", the largest of
+the logs that ran it.
 """
+import re
 import sys
 
 
@@ -46,6 +51,20 @@ def read_times(path):
     return times
 
 
+TOOK = re.compile(r"^# ([a-z0-9_-]+/[0-9]{3}): took ([0-9]+) s\b")
+
+
+def log_times(texts):
+    """Each test's time in run-guest.sh logs, the largest where two ran it."""
+    times = {}
+    for text in texts:
+        for line in text.splitlines():
+            m = TOOK.match(line)
+            if m:
+                times[m[1]] = max(times.get(m[1], 0), int(m[2]))
+    return times
+
+
 def self_test():
     import random
     rng = random.Random(1)
@@ -56,7 +75,13 @@ def self_test():
         cases.append((rng.randrange(1, 6), times, tests))
     checks = [("every test in exactly one shard, in the order given", []),
               ("no shard is empty", []),
-              ("no shard longer than the mean plus the longest test", [])]
+              ("no shard longer than the mean plus the longest test", []),
+              ("--times: each test's largest time in the logs", [])]
+    got = log_times(["# a/001: took 12 s, guest CPU 3.0 s\n# a/002: took 5 s\n"
+                     "# a/003: exit 1\n    # b/001: took 9 s\n",
+                     "# a/001: took 7 s, guest CPU 9.0 s\n# x: took 4 s\n"])
+    if got != {"a/001": 12, "a/002": 5}:
+        checks[3][1].append(got)
     for n, times, tests in cases:
         out, load = shards(max(1, min(n, len(tests))), times, tests)
         flat = [t for s in out for t in s]
@@ -73,7 +98,7 @@ def self_test():
     bad = 0
     for i, (name, fails) in enumerate(checks, 1):
         if fails:
-            print("# %d of %d cases, first: %r" % (len(fails), len(cases), fails[0]))
+            print("# %d failing case(s), first: %r" % (len(fails), fails[0]))
         print("%s %d %s" % ("not ok" if fails else "ok", i, name))
         bad |= bool(fails)
     return int(bad)
@@ -82,6 +107,18 @@ def self_test():
 def main(argv):
     if argv[1:] == ["--self-test"]:
         return self_test()
+    if argv[1:2] == ["--times"]:
+        texts = []
+        for path in argv[2:]:
+            with open(path, errors="replace") as f:
+                texts.append(f.read())
+        times = log_times(texts)
+        if not times:
+            sys.stderr.write("guest-shards.py: no test times in %s\n" % " ".join(argv[2:]))
+            return 1
+        for t in sorted(times):
+            print("%s %d" % (t, times[t]))
+        return 0
     if len(argv) < 3 or not argv[1].isdigit() or int(argv[1]) < 1:
         sys.stderr.write("usage: guest-shards.py N TIMES TEST...\n")
         return 2
