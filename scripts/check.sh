@@ -34,7 +34,8 @@
 # run side by side (CHECK_JOBS, default 2; each guest's log is printed
 # whole when it is done); CHECK_JOBS=1 runs them one after the other,
 # their logs streaming. CHECK_SHARDS=N runs each kernel's tests in N
-# guests (default 1: on two cores more guests are not faster).
+# guests (default 1: on two cores, two per kernel finish sooner but
+# starve the tests that measure; Documentation/testing.rst).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
