@@ -1,20 +1,28 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""guest-shards.py N TIMES TEST...: split guest tests into N shards of about
-equal time, one shard per output line (its tests space-separated, in the
-order given: a shard runs them as run-guest.sh would, only fewer).
+"""guest-shards.py [--wait-shard] N TIMES TEST...: split guest tests into N
+shards of about equal time, one shard per output line (its tests
+space-separated, in the order given: a shard runs them as run-guest.sh
+would, only fewer).
 
-TIMES holds "GROUP/NNN SECONDS" lines (seconds a test took in a guest, the
-slower kernel's, from a make check log); a test it does not list counts as
-the median of those it does. The times only balance the shards: a stale
-file makes them uneven, never a test lost or run twice.
+TIMES holds "GROUP/NNN SECONDS [CPU]" lines (seconds a test took in a
+guest, the slower kernel's, from a make check log, and the guest's CPU
+seconds meanwhile, both vCPUs); a test it does not list counts as the
+median of those it does. The times only balance the shards: a stale file
+makes them uneven, never a test lost or run twice.
 
 Longest first, each test to the shard with the least time so far (LPT).
+With --wait-shard, the tests that mostly wait (their guest CPU under
+WAITING of their time: drive models running at a drive's pace, waits for
+a timeout or a kernel worker) go to one more shard, printed last, and the
+rest are shared out over the N: a guest running only those leaves the
+host's CPUs to the others (QEMU's TCG in one thread takes at most one
+host CPU a guest). No line is printed for a wait shard with no test.
 guest-shards.py --self-test checks that as one KTAP suite.
 
 guest-shards.py --times LOG... prints a new TIMES from make check's guest
-logs (build/check/guest_*.log): each test's "took N s", the largest of
-the logs that ran it.
+logs (build/check/guest_*.log): each test's "took N s" and its guest CPU,
+from the log where it took longest.
 """
 import re
 import sys
@@ -41,27 +49,54 @@ def shards(n, times, tests):
     return out, load
 
 
+# A test whose guest CPU (both vCPUs) is under this share of its time
+# mostly waits.
+WAITING = 0.4
+
+
+def waiting(times, cpu, t):
+    return t in times and t in cpu and cpu[t] < WAITING * times[t]
+
+
+def wait_shards(n, times, cpu, tests):
+    """N shards of the busy tests (LPT), then the waiting ones if any."""
+    busy = [t for t in tests if not waiting(times, cpu, t)]
+    wait = [t for t in tests if waiting(times, cpu, t)]
+    if not busy:
+        return [wait], [sum(weights(times, wait))]
+    out, load = shards(max(1, min(n, len(busy))), times, busy)
+    if wait:
+        out.append(wait)
+        load.append(sum(weights(times, wait)))
+    return out, load
+
+
 def read_times(path):
-    times = {}
+    """TIMES as {test: seconds} and {test: guest CPU seconds}."""
+    times, cpu = {}, {}
     with open(path) as f:
         for line in f:
             line = line.split("#", 1)[0].split()
-            if len(line) == 2:
+            if len(line) in (2, 3):
                 times[line[0]] = float(line[1])
-    return times
+                if len(line) == 3:
+                    cpu[line[0]] = float(line[2])
+    return times, cpu
 
 
-TOOK = re.compile(r"^# ([a-z0-9_-]+/[0-9]{3}): took ([0-9]+) s\b")
+TOOK = re.compile(r"^# ([a-z0-9_-]+/[0-9]{3}): took ([0-9]+) s"
+                  r"(?:, guest CPU ([0-9.]+) s)?")
 
 
 def log_times(texts):
-    """Each test's time in run-guest.sh logs, the largest where two ran it."""
+    """Each test's time in run-guest.sh logs and its guest CPU (None where
+    not given), from the log where it took longest."""
     times = {}
     for text in texts:
         for line in text.splitlines():
             m = TOOK.match(line)
-            if m:
-                times[m[1]] = max(times.get(m[1], 0), int(m[2]))
+            if m and int(m[2]) >= times.get(m[1], (-1, None))[0]:
+                times[m[1]] = (int(m[2]), None if m[3] is None else float(m[3]))
     return times
 
 
@@ -76,12 +111,25 @@ def self_test():
     checks = [("every test in exactly one shard, in the order given", []),
               ("no shard is empty", []),
               ("no shard longer than the mean plus the longest test", []),
-              ("--times: each test's largest time in the logs", [])]
+              ("--times: each test's largest time in the logs, its CPU", []),
+              ("--wait-shard: the waiting tests last, alone, the rest LPT", [])]
     got = log_times(["# a/001: took 12 s, guest CPU 3.0 s\n# a/002: took 5 s\n"
                      "# a/003: exit 1\n    # b/001: took 9 s\n",
                      "# a/001: took 7 s, guest CPU 9.0 s\n# x: took 4 s\n"])
-    if got != {"a/001": 12, "a/002": 5}:
+    if got != {"a/001": (12, 3.0), "a/002": (5, None)}:
         checks[3][1].append(got)
+    for n, times, tests in cases:
+        cpu = {t: v * rng.choice([0.05, 0.3, 0.39, 0.41, 1.0, 1.9])
+               for t, v in times.items() if rng.random() < 0.9}
+        out, load = wait_shards(n, times, cpu, tests)
+        wait = [t for t in tests if t in cpu and cpu[t] < 0.4 * times[t]]
+        busy = [t for t in tests if t not in wait]
+        want = min(n, len(busy)) + (1 if wait else 0) if busy else 1
+        if (len(out) != want or sorted(t for s in out for t in s) != sorted(tests)
+                or (wait and out[-1] != wait) or any(not s for s in out)
+                or (busy and out[:len(out) - bool(wait)] !=
+                    shards(min(n, len(busy)), times, busy)[0])):
+            checks[4][1].append((n, times, cpu, tests))
     for n, times, tests in cases:
         out, load = shards(max(1, min(n, len(tests))), times, tests)
         flat = [t for s in out for t in s]
@@ -117,10 +165,14 @@ def main(argv):
             sys.stderr.write("guest-shards.py: no test times in %s\n" % " ".join(argv[2:]))
             return 1
         for t in sorted(times):
-            print("%s %d" % (t, times[t]))
+            took, cpu = times[t]
+            print("%s %d" % (t, took) + ("" if cpu is None else " %.1f" % cpu))
         return 0
+    wait = argv[1:2] == ["--wait-shard"]
+    if wait:
+        argv = argv[:1] + argv[2:]
     if len(argv) < 3 or not argv[1].isdigit() or int(argv[1]) < 1:
-        sys.stderr.write("usage: guest-shards.py N TIMES TEST...\n")
+        sys.stderr.write("usage: guest-shards.py [--wait-shard] N TIMES TEST...\n")
         return 2
     tests = argv[3:]
     # (no empty shard: run-guest.sh given no test runs them all)
@@ -128,7 +180,11 @@ def main(argv):
     if len(set(tests)) != len(tests):
         sys.stderr.write("guest-shards.py: a test is named twice\n")
         return 2
-    out, load = shards(n, read_times(argv[2]), tests)
+    times, cpu = read_times(argv[2])
+    if wait:
+        out, load = wait_shards(n, times, cpu, tests)
+    else:
+        out, load = shards(n, times, tests)
     for s, l in zip(out, load):
         print(" ".join(s))
         sys.stderr.write("# shard of %d tests, about %.0f s\n" % (len(s), l))
