@@ -228,8 +228,11 @@ fi
 # Each kernel's tests run in CHECK_SHARDS guests (default 1) side by side,
 # shared out by the time each took (scripts/guest-test-times; LPT, in
 # scripts/guest-shards.py), each guest with its own disks; its suite is
-# "guest KVER" alone, "guest KVER part I of N" when shared out.
-# (CHECK_TESTS with a wildcard runs in one guest per kernel.)
+# "guest KVER" alone, "guest KVER part I of N" when shared out. With
+# CHECK_WAIT_SHARD=1 (the default) the tests that mostly wait (drive
+# models at a drive's pace; guest CPU under 0.4 of their time) run in one
+# more guest of that kernel, beside the others. (CHECK_TESTS with a
+# wildcard runs in one guest per kernel.)
 started=() mainlog=()
 for kver in $CHECK_KERNELS; do
 	# (one build: W=1 with sparse over every file, C=1)
@@ -245,7 +248,9 @@ for kver in $CHECK_KERNELS; do
 	*[][*?]*) ;;
 	*)	if [ -n "${CHECK_TESTS:-}" ]; then read -ra sel <<<"$CHECK_TESTS"
 		else mapfile -t sel < <(printf '%s\n' "${multi_tests[@]}" ${one_kernel[$kver]:-} | LC_ALL=C sort); fi
-		mapfile -t parts < <(scripts/guest-shards.py "${CHECK_SHARDS:-1}" \
+		waitopt=()
+		[ "${CHECK_WAIT_SHARD:-1}" = 0 ] || waitopt=(--wait-shard)
+		mapfile -t parts < <(scripts/guest-shards.py "${waitopt[@]}" "${CHECK_SHARDS:-1}" \
 			scripts/guest-test-times "${sel[@]}" 2>/dev/null)
 		[ ${#parts[@]} -gt 0 ] || parts=("${sel[*]}") ;;
 	esac
