@@ -33,9 +33,11 @@
 # raised for slow kernels (make check-debug). The kernels' guest suites
 # run side by side (CHECK_JOBS, default 2; each guest's log is printed
 # whole when it is done); CHECK_JOBS=1 runs them one after the other,
-# their logs streaming. CHECK_SHARDS=N runs each kernel's tests in N
+# their logs streaming. CHECK_SHARDS=N runs each kernel's busy tests in N
 # guests (default 1: on two cores, two per kernel finish sooner but
-# starve the tests that measure; Documentation/testing.rst).
+# starve the tests that measure; Documentation/testing.rst), and
+# CHECK_WAIT_SHARD=1 (the default; 0 for none) those that mostly wait in
+# one more.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -234,6 +236,13 @@ fi
 # more guest of that kernel, beside the others. (CHECK_TESTS with a
 # wildcard runs in one guest per kernel.)
 started=() mainlog=()
+# The tests that measure (a rate, a curve's class) and check how long the
+# host kept the guest waiting for a CPU (lib.sh's host_mark, host_quiet and
+# sustain_*): they go to the wait shard, whose guest runs ahead of the
+# others on the host's CPUs (nice -5), so that four guests on two cores
+# do not starve what they measure.
+mapfile -t measuring < <(grep -lE '\<(host_mark|host_quiet|sustain_classify|sustain_expect|expect_class)\>' \
+	selftests/tests/*/[0-9][0-9][0-9] | sed 's|^selftests/tests/||')
 for kver in $CHECK_KERNELS; do
 	# (one build: W=1 with sparse over every file, C=1)
 	suite "build $kver W=1 C=1" single "module builds warning-free with W=1 and sparse (C=1) on $kver" \
@@ -249,7 +258,7 @@ for kver in $CHECK_KERNELS; do
 	*)	if [ -n "${CHECK_TESTS:-}" ]; then read -ra sel <<<"$CHECK_TESTS"
 		else mapfile -t sel < <(printf '%s\n' "${multi_tests[@]}" ${one_kernel[$kver]:-} | LC_ALL=C sort); fi
 		waitopt=()
-		[ "${CHECK_WAIT_SHARD:-1}" = 0 ] || waitopt=(--wait-shard)
+		[ "${CHECK_WAIT_SHARD:-1}" = 0 ] || waitopt=(--wait-shard --measures "${measuring[*]}")
 		mapfile -t parts < <(scripts/guest-shards.py "${waitopt[@]}" "${CHECK_SHARDS:-1}" \
 			scripts/guest-test-times "${sel[@]}" 2>/dev/null)
 		[ ${#parts[@]} -gt 0 ] || parts=("${sel[*]}") ;;
@@ -257,6 +266,10 @@ for kver in $CHECK_KERNELS; do
 	for i in "${!parts[@]}"; do
 		name="guest $kver"
 		[ ${#parts[@]} = 1 ] || name+=" part $((i + 1)) of ${#parts[@]}"
+		prio=()
+		case ${parts[$i]} in
+		"wait: "*) parts[i]=${parts[$i]#wait: }; prio=(nice -n -5) ;;
+		esac
 		[ "$kver" != "$newest" ] || mainlog+=("$(suite_log "$name")")
 		share=() then=
 		if [ "$kver" = "$newest" ] && [ $ksft = 1 ] && [ "$i" = 0 ]; then
@@ -269,7 +282,7 @@ for kver in $CHECK_KERNELS; do
 		run=suite
 		[ "${CHECK_JOBS:-2}" -le 1 ] || { run=suite_bg; started+=("$kver|$name"); }
 		# shellcheck disable=SC2086
-		SUITE_WHERE=$kver $run "$name" selftests/vm/run-vm.sh --kver "$kver" \
+		SUITE_WHERE=$kver $run "$name" "${prio[@]}" selftests/vm/run-vm.sh --kver "$kver" \
 			--timeout "${CHECK_GUEST_TIMEOUT:-3600}" "${share[@]}" \
 			--usb 512M:discard --uas 512M:discard --nvme 64M -- \
 			selftests/run-guest.sh -t "${CHECK_TEST_TIMEOUT:-300}" ${parts[$i]} "$then"

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""guest-shards.py [--wait-shard] N TIMES TEST...: split guest tests into N
+"""guest-shards.py [--wait-shard [--measures LIST]] N TIMES TEST...: split
+guest tests into N
 shards of about equal time, one shard per output line (its tests
 space-separated, in the order given: a shard runs them as run-guest.sh
 would, only fewer).
@@ -17,7 +18,10 @@ WAITING of their time: drive models running at a drive's pace, waits for
 a timeout or a kernel worker) go to one more shard, printed last, and the
 rest are shared out over the N: a guest running only those leaves the
 host's CPUs to the others (QEMU's TCG in one thread takes at most one
-host CPU a guest). No line is printed for a wait shard with no test.
+host CPU a guest). The tests in LIST (whitespace-separated: those that
+measure, whose guest make check runs ahead of the others on the host's
+CPUs) go to the wait shard too. No line is printed for a wait shard with
+no test; the wait shard's line starts "wait: ".
 guest-shards.py --self-test checks that as one KTAP suite.
 
 guest-shards.py --times LOG... prints a new TIMES from make check's guest
@@ -58,10 +62,13 @@ def waiting(times, cpu, t):
     return t in times and t in cpu and cpu[t] < WAITING * times[t]
 
 
-def wait_shards(n, times, cpu, tests):
-    """N shards of the busy tests (LPT), then the waiting ones if any."""
-    busy = [t for t in tests if not waiting(times, cpu, t)]
-    wait = [t for t in tests if waiting(times, cpu, t)]
+def wait_shards(n, times, cpu, tests, measures=()):
+    """N shards of the busy tests (LPT), then the waiting ones and those in
+    measures, if any."""
+    def late(t):
+        return waiting(times, cpu, t) or t in measures
+    busy = [t for t in tests if not late(t)]
+    wait = [t for t in tests if late(t)]
     if not busy:
         return [wait], [sum(weights(times, wait))]
     out, load = shards(max(1, min(n, len(busy))), times, busy)
@@ -112,7 +119,7 @@ def self_test():
               ("no shard is empty", []),
               ("no shard longer than the mean plus the longest test", []),
               ("--times: each test's largest time in the logs, its CPU", []),
-              ("--wait-shard: the waiting tests last, alone, the rest LPT", [])]
+              ("--wait-shard: the waiting and measuring tests last, alone, the rest LPT", [])]
     got = log_times(["# a/001: took 12 s, guest CPU 3.0 s\n# a/002: took 5 s\n"
                      "# a/003: exit 1\n    # b/001: took 9 s\n",
                      "# a/001: took 7 s, guest CPU 9.0 s\n# x: took 4 s\n"])
@@ -121,8 +128,10 @@ def self_test():
     for n, times, tests in cases:
         cpu = {t: v * rng.choice([0.05, 0.3, 0.39, 0.41, 1.0, 1.9])
                for t, v in times.items() if rng.random() < 0.9}
-        out, load = wait_shards(n, times, cpu, tests)
-        wait = [t for t in tests if t in cpu and cpu[t] < 0.4 * times[t]]
+        measures = set(t for t in tests if rng.random() < 0.1)
+        out, load = wait_shards(n, times, cpu, tests, measures)
+        wait = [t for t in tests
+                if t in cpu and cpu[t] < 0.4 * times[t] or t in measures]
         busy = [t for t in tests if t not in wait]
         want = min(n, len(busy)) + (1 if wait else 0) if busy else 1
         if (len(out) != want or sorted(t for s in out for t in s) != sorted(tests)
@@ -169,10 +178,14 @@ def main(argv):
             print("%s %d" % (t, took) + ("" if cpu is None else " %.1f" % cpu))
         return 0
     wait = argv[1:2] == ["--wait-shard"]
+    measures = ()
     if wait:
         argv = argv[:1] + argv[2:]
+        if argv[1:2] == ["--measures"] and len(argv) > 2:
+            measures = set(argv[2].split())
+            argv = argv[:1] + argv[3:]
     if len(argv) < 3 or not argv[1].isdigit() or int(argv[1]) < 1:
-        sys.stderr.write("usage: guest-shards.py [--wait-shard] N TIMES TEST...\n")
+        sys.stderr.write("usage: guest-shards.py [--wait-shard [--measures LIST]] N TIMES TEST...\n")
         return 2
     tests = argv[3:]
     # (no empty shard: run-guest.sh given no test runs them all)
@@ -182,11 +195,13 @@ def main(argv):
         return 2
     times, cpu = read_times(argv[2])
     if wait:
-        out, load = wait_shards(n, times, cpu, tests)
+        out, load = wait_shards(n, times, cpu, tests, measures)
+        wait_tests = [t for t in tests if waiting(times, cpu, t) or t in measures]
     else:
         out, load = shards(n, times, tests)
-    for s, l in zip(out, load):
-        print(" ".join(s))
+    for i, (s, l) in enumerate(zip(out, load)):
+        w = wait and i == len(out) - 1 and any(t in s for t in wait_tests)
+        print(("wait: " if w else "") + " ".join(s))
         sys.stderr.write("# shard of %d tests, about %.0f s\n" % (len(s), l))
     return 0
 
