@@ -243,6 +243,10 @@ started=() mainlog=()
 # do not starve what they measure.
 mapfile -t measuring < <(grep -lE '\<(host_mark|host_quiet|sustain_classify|sustain_expect|expect_class)\>' \
 	selftests/tests/*/[0-9][0-9][0-9] | sed 's|^selftests/tests/||')
+if [ ${#measuring[@]} = 0 ]; then
+	failures+=("scripts/check.sh: no guest test measures (its grep for lib.sh's host_mark and sustain_* found none)")
+	failed=$((failed + 1))
+fi
 for kver in $CHECK_KERNELS; do
 	# (one build: W=1 with sparse over every file, C=1)
 	suite "build $kver W=1 C=1" single "module builds warning-free with W=1 and sparse (C=1) on $kver" \
