@@ -36,8 +36,8 @@
 # their logs streaming. CHECK_SHARDS=N runs each kernel's busy tests in N
 # guests (default 1: on two cores, two per kernel finish sooner but
 # starve the tests that measure; Documentation/testing.rst), and
-# CHECK_WAIT_SHARD=1 (the default; 0 for none) those that mostly wait in
-# one more.
+# CHECK_WAIT_SHARD=1 (the default; 0 for none) those that mostly wait or
+# that measure in one more, ahead of the others (nice -5).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -232,8 +232,8 @@ fi
 # scripts/guest-shards.py), each guest with its own disks; its suite is
 # "guest KVER" alone, "guest KVER part I of N" when shared out. With
 # CHECK_WAIT_SHARD=1 (the default) the tests that mostly wait (drive
-# models at a drive's pace; guest CPU under 0.4 of their time) run in one
-# more guest of that kernel, beside the others. (CHECK_TESTS with a
+# models at a drive's pace; guest CPU under 0.4 of their time) or measure
+# (below) run in one more guest of that kernel, beside the others. (CHECK_TESTS with a
 # wildcard runs in one guest per kernel.)
 started=() mainlog=()
 # The tests that measure (a rate, a curve's class) and check how long the

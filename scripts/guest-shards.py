@@ -1,10 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """guest-shards.py [--wait-shard [--measures LIST]] N TIMES TEST...: split
-guest tests into N
-shards of about equal time, one shard per output line (its tests
-space-separated, in the order given: a shard runs them as run-guest.sh
-would, only fewer).
+guest tests into N shards of about equal time, one shard per output line
+(its tests space-separated, in the order given: a shard runs them as
+run-guest.sh would, only fewer).
 
 TIMES holds "GROUP/NNN SECONDS [CPU]" lines (seconds a test took in a
 guest, the slower kernel's, from a make check log, and the guest's CPU
@@ -64,18 +63,14 @@ def waiting(times, cpu, t):
 
 def wait_shards(n, times, cpu, tests, measures=()):
     """N shards of the busy tests (LPT), then the waiting ones and those in
-    measures, if any."""
-    def late(t):
-        return waiting(times, cpu, t) or t in measures
-    busy = [t for t in tests if not late(t)]
-    wait = [t for t in tests if late(t)]
-    if not busy:
-        return [wait], [sum(weights(times, wait))]
-    out, load = shards(max(1, min(n, len(busy))), times, busy)
+    measures, if any; and whether the last shard is theirs."""
+    wait = [t for t in tests if waiting(times, cpu, t) or t in measures]
+    busy = [t for t in tests if t not in wait]
+    out, load = shards(max(1, min(n, len(busy))), times, busy) if busy else ([], [])
     if wait:
         out.append(wait)
         load.append(sum(weights(times, wait)))
-    return out, load
+    return out, load, bool(wait)
 
 
 def read_times(path):
@@ -129,13 +124,14 @@ def self_test():
         cpu = {t: v * rng.choice([0.05, 0.3, 0.39, 0.41, 1.0, 1.9])
                for t, v in times.items() if rng.random() < 0.9}
         measures = set(t for t in tests if rng.random() < 0.1)
-        out, load = wait_shards(n, times, cpu, tests, measures)
+        out, load, last = wait_shards(n, times, cpu, tests, measures)
         wait = [t for t in tests
                 if t in cpu and cpu[t] < 0.4 * times[t] or t in measures]
         busy = [t for t in tests if t not in wait]
         want = min(n, len(busy)) + (1 if wait else 0) if busy else 1
         if (len(out) != want or sorted(t for s in out for t in s) != sorted(tests)
-                or (wait and out[-1] != wait) or any(not s for s in out)
+                or last != bool(wait) or (wait and out[-1] != wait)
+                or any(not s for s in out)
                 or (busy and out[:len(out) - bool(wait)] !=
                     shards(min(n, len(busy)), times, busy)[0])):
             checks[4][1].append((n, times, cpu, tests))
@@ -194,14 +190,13 @@ def main(argv):
         sys.stderr.write("guest-shards.py: a test is named twice\n")
         return 2
     times, cpu = read_times(argv[2])
+    last = False
     if wait:
-        out, load = wait_shards(n, times, cpu, tests, measures)
-        wait_tests = [t for t in tests if waiting(times, cpu, t) or t in measures]
+        out, load, last = wait_shards(n, times, cpu, tests, measures)
     else:
         out, load = shards(n, times, tests)
     for i, (s, l) in enumerate(zip(out, load)):
-        w = wait and i == len(out) - 1 and any(t in s for t in wait_tests)
-        print(("wait: " if w else "") + " ".join(s))
+        print(("wait: " if last and i == len(out) - 1 else "") + " ".join(s))
         sys.stderr.write("# shard of %d tests, about %.0f s\n" % (len(s), l))
     return 0
 
