@@ -87,6 +87,186 @@ static unsigned int runs_needed(double t, size_t na, size_t nb)
 	return BF_CMP_MAX_RUNS;
 }
 
+/* ---- the noise a level is weighed against -------------------------------- */
+
+/* one side's runs in one boot */
+struct cell { int boot; double sum, ss; size_t n; };
+
+#define CELLS	BF_CMP_RUNS
+
+struct cells { struct cell c[CELLS]; size_t k; };
+
+static void cells_of(const struct bf_cmp_side *s, struct cells *cs)
+{
+	size_t i, j;
+
+	cs->k = 0;
+	for (i = 0; i < s->n && i < BF_CMP_RUNS; i++) {
+		if (!isfinite(s->v[i]))
+			continue;
+		for (j = 0; j < cs->k && cs->c[j].boot != s->boot[i]; j++)
+			;
+		if (j == cs->k) {
+			cs->c[j] = (struct cell){ .boot = s->boot[i] };
+			cs->k++;
+		}
+		cs->c[j].sum += s->v[i];
+		cs->c[j].n++;
+	}
+	for (j = 0; j < cs->k; j++) {
+		double m = cs->c[j].sum / cs->c[j].n;
+
+		for (i = 0; i < s->n && i < BF_CMP_RUNS; i++)
+			if (isfinite(s->v[i]) && s->boot[i] == cs->c[j].boot)
+				cs->c[j].ss += (s->v[i] - m) * (s->v[i] - m);
+	}
+}
+
+static const struct cell *cell_at(const struct cells *cs, int boot)
+{
+	for (size_t j = 0; j < cs->k; j++)
+		if (cs->c[j].boot == boot)
+			return &cs->c[j];
+	return NULL;
+}
+
+/* what a level's difference is weighed against */
+struct noise {
+	enum bf_cmp_noise by;
+	double se;		/* of the difference B - A */
+	double tcrit;
+	size_t ua, ub;		/* units (runs or boots) on each side */
+};
+
+/* pooled two-sample standard error of means @ma..., n and sd per side */
+static double pooled(size_t na, double sa, size_t nb, double sb,
+		     unsigned int *df)
+{
+	double sp2 = ((na - 1) * sa * sa + (nb - 1) * sb * sb) /
+		     (double)(na + nb - 2);
+
+	*df = na + nb - 2;
+	return sqrt(sp2 * (1.0 / na + 1.0 / nb));
+}
+
+/* the boots' means of a side: their number, mean and sd */
+static void boot_means(const struct cells *cs, size_t *n, double *sd)
+{
+	double mean = 0, ss = 0;
+	size_t j;
+
+	for (j = 0; j < cs->k; j++)
+		mean += cs->c[j].sum / cs->c[j].n;
+	mean /= cs->k;
+	for (j = 0; j < cs->k; j++) {
+		double e = cs->c[j].sum / cs->c[j].n - mean;
+
+		ss += e * e;
+	}
+	*n = cs->k;
+	*sd = cs->k > 1 ? sqrt(ss / (cs->k - 1)) : 0;
+}
+
+/*
+ * A and B in the same boots: the difference within each boot, weighed by
+ * its runs, against the spread of the runs around their boot and side
+ * (or, with one run per boot and side, the spread of the differences).
+ * Returns the difference B - A.
+ */
+static double shared_boots(const struct cells *ca, const struct cells *cb,
+			   struct noise *nz)
+{
+	double d = 0, wsum = 0, ss = 0, dd[CELLS], dm = 0, dss = 0;
+	size_t j, N = 0;
+	unsigned int df;
+
+	for (j = 0; j < ca->k; j++) {
+		const struct cell *a = &ca->c[j], *b = cell_at(cb, a->boot);
+		double w = 1.0 / (1.0 / a->n + 1.0 / b->n);
+
+		dd[j] = b->sum / b->n - a->sum / a->n;
+		d += w * dd[j];
+		wsum += w;
+		ss += a->ss + b->ss;
+		N += a->n + b->n;
+	}
+	d /= wsum;
+	nz->by = BF_CMP_BY_SHARED;
+	nz->ua = nz->ub = N / 2;
+	if (N > 2 * ca->k) {
+		df = N - 2 * ca->k;
+		nz->se = sqrt(ss / df / wsum);
+		nz->tcrit = bf_t99(df);
+		return d;
+	}
+	/* one run per boot and side: the boots' differences, paired */
+	for (j = 0; j < ca->k; j++)
+		dm += dd[j];
+	dm /= ca->k;
+	for (j = 0; j < ca->k; j++)
+		dss += (dd[j] - dm) * (dd[j] - dm);
+	nz->se = sqrt(dss / (ca->k - 1) / ca->k);
+	nz->tcrit = bf_t99(ca->k - 1);
+	nz->ua = nz->ub = ca->k;
+	return dm;
+}
+
+static bool same_boots(const struct cells *ca, const struct cells *cb)
+{
+	size_t j;
+
+	if (ca->k != cb->k)
+		return false;
+	for (j = 0; j < ca->k; j++)
+		if (!cell_at(cb, ca->c[j].boot))
+			return false;
+	return true;
+}
+
+/* Which noise to weigh @r's difference against, and its size. */
+static void weigh(const struct bf_cmp_row *r, const struct agg *A,
+		  const struct agg *B, struct noise *nz)
+{
+	struct cells ca, cb;
+	unsigned int df;
+
+	memset(nz, 0, sizeof(*nz));
+	cells_of(&r->a, &ca);
+	cells_of(&r->b, &cb);
+	if (r->load && same_boots(&ca, &cb) && ca.k > 1) {
+		shared_boots(&ca, &cb, nz);
+		return;
+	}
+	if (r->load && !same_boots(&ca, &cb)) {
+		double sa, sb;
+
+		boot_means(&ca, &nz->ua, &sa);
+		boot_means(&cb, &nz->ub, &sb);
+		if (nz->ua + nz->ub > 2) {
+			nz->by = BF_CMP_BY_BOOTS;
+			nz->se = pooled(nz->ua, sa, nz->ub, sb, &df);
+			nz->tcrit = bf_t99(df);
+			return;
+		}
+		nz->by = BF_CMP_BY_ONE_BOOT;
+	} else {
+		nz->by = BF_CMP_BY_RUNS;
+	}
+	nz->ua = A->n;
+	nz->ub = B->n;
+	if (A->n > 1 || B->n > 1) {
+		nz->se = pooled(A->n, A->sd, B->n, B->sd, &df);
+		nz->tcrit = bf_t99(df);
+	} else {
+		if (nz->by == BF_CMP_BY_RUNS)
+			nz->by = BF_CMP_BY_WITHIN;
+		nz->se = sqrt(A->se2 + B->se2);
+		nz->tcrit = BF_CMP_T_ONE;
+	}
+}
+
+/* ---- the verdict ------------------------------------------------------------ */
+
 /* "p99 latency 900 -> 9000 us (x 10, t = 14.2)": the row and its size */
 static void say(struct bf_cmp_row *r, const char *more)
 {
@@ -96,12 +276,26 @@ static void say(struct bf_cmp_row *r, const char *more)
 		snprintf(d, sizeof(d), "from 0");
 	else if (fabs(r->change) < 9.995)
 		snprintf(d, sizeof(d), "%+.1f %%", 100 * r->change);
-	else
+	else if (r->mb / r->ma < 999.5)
 		snprintf(d, sizeof(d), "x %.3g", r->mb / r->ma);
+	else
+		snprintf(d, sizeof(d), "x %.0f", r->mb / r->ma);
 	bf_fmt_num(x, sizeof(x), r->ma);
 	bf_fmt_num(y, sizeof(y), r->mb);
 	snprintf(r->why, sizeof(r->why), "%s %s -> %s%s%s (%s%s)", r->name, x,
 		 y, r->unit[0] ? " " : "", r->unit, d, more);
+}
+
+/* ", t = 4.2", ", no spread between runs": t as a person reads it */
+static void t_words(char *buf, size_t len, const struct bf_cmp_row *r,
+		    const char *units)
+{
+	if (r->nospread)
+		snprintf(buf, len, ", no spread between %s", units);
+	else if (r->t > 999)
+		snprintf(buf, len, ", t > 999");
+	else
+		snprintf(buf, len, ", t = %.1f", r->t);
 }
 
 static void judge_count(struct bf_cmp_row *r, const struct agg *A,
@@ -124,25 +318,46 @@ static void judge_count(struct bf_cmp_row *r, const struct agg *A,
 			     fmax(1, (double)(A->n + B->n - 2));
 		double se = sqrt(sp2 * (1.0 / A->n + 1.0 / B->n));
 
-		r->t = se > 0 ? w / se : INFINITY;
+		r->t = se > 0 ? w / se : NAN;
 		r->verdict = BF_CMP_UNSURE;
-		r->runs = runs_needed(r->t, A->n, B->n);
+		r->runs = runs_needed(se > 0 ? r->t : INFINITY, A->n, B->n);
 		say(r, ", not in every run");
 	}
+}
+
+/*
+ * One boot a side: beyond any noise the runs show? The change is at least
+ * BF_CMP_BOOT_FACTOR and every B run is worse than every A run by more
+ * than the runs of either side differ among themselves.
+ */
+static bool beyond_boot_noise(const struct bf_cmp_row *r, const struct agg *A,
+			      const struct agg *B)
+{
+	double x, gap, spread;
+
+	if (!(A->min > 0 && B->min > 0))
+		return false;
+	x = r->bad == BF_CMP_LOWER ? A->mean / B->mean : B->mean / A->mean;
+	gap = r->bad == BF_CMP_LOWER ? A->min / B->max : B->min / A->max;
+	spread = fmax(A->max / A->min, B->max / B->min);
+	return x >= BF_CMP_BOOT_FACTOR && gap > spread;
 }
 
 void bf_cmp_judge(struct bf_cmp_row *r)
 {
 	struct agg A = aggregate(&r->a), B = aggregate(&r->b);
-	double d, w, se, tcrit;
-	char more[48];
-	bool pooled;
+	const char *units;
+	struct noise nz;
+	double d, w;
+	char more[96], tw[48];
 
 	r->na = A.n;
 	r->nb = B.n;
 	r->ma = A.mean;
 	r->mb = B.mean;
 	r->t = NAN;
+	r->nospread = false;
+	r->noise = BF_CMP_BY_RUNS;
 	r->runs = 0;
 	r->why[0] = '\0';
 	r->change = 0;
@@ -150,8 +365,6 @@ void bf_cmp_judge(struct bf_cmp_row *r)
 		r->verdict = BF_CMP_NA;
 		return;
 	}
-	r->ma = A.mean;
-	r->mb = B.mean;
 	r->sa = A.sd;
 	r->sb = B.sd;
 	d = B.mean - A.mean;
@@ -168,21 +381,10 @@ void bf_cmp_judge(struct bf_cmp_row *r)
 		judge_count(r, &A, &B, w);
 		return;
 	}
-	pooled = A.n > 1 || B.n > 1;
-	if (pooled) {
-		double sp2 = ((A.n - 1) * A.sd * A.sd +
-			      (B.n - 1) * B.sd * B.sd) / (A.n + B.n - 2);
-
-		se = sqrt(sp2 * (1.0 / A.n + 1.0 / B.n));
-		tcrit = bf_t99(A.n + B.n - 2);
-	} else {
-		se = sqrt(A.se2 + B.se2);
-		tcrit = BF_CMP_T_ONE;
-	}
-	r->t = se > 0 ? w / se : w > 0 ? INFINITY : w < 0 ? -INFINITY : 0;
-	if (r->kind == BF_CMP_EXTREME && !pooled) {
+	weigh(r, &A, &B, &nz);
+	r->noise = nz.by;
+	if (r->kind == BF_CMP_EXTREME && nz.by == BF_CMP_BY_WITHIN) {
 		/* no noise to weigh one maximum against: tenfold or nothing */
-		r->t = NAN;
 		if (w > 0 && fabs(r->change) >= 9) {
 			r->verdict = BF_CMP_WORSE;
 			say(r, "");
@@ -195,37 +397,82 @@ void bf_cmp_judge(struct bf_cmp_row *r)
 		r->verdict = BF_CMP_SAME;
 		return;
 	}
+	if (nz.se > 0) {
+		r->t = w / nz.se;
+	} else {
+		r->nospread = true;
+		r->t = NAN;
+	}
+	units = nz.by == BF_CMP_BY_BOOTS ? "boots" : "runs";
+	t_words(tw, sizeof(tw), r, units);
 	if (w < 0) {
-		r->verdict = -r->t > tcrit ? BF_CMP_BETTER : BF_CMP_SAME;
+		r->verdict = r->nospread || -r->t > nz.tcrit ? BF_CMP_BETTER :
+			     BF_CMP_SAME;
 		return;
 	}
-	if (r->t > tcrit) {
-		r->verdict = BF_CMP_WORSE;
-		snprintf(more, sizeof(more), ", t = %.1f", r->t);
+	if (r->nospread || r->t > nz.tcrit) {
+		if (nz.by != BF_CMP_BY_ONE_BOOT) {
+			r->verdict = BF_CMP_WORSE;
+			snprintf(more, sizeof(more), "%s%s", tw,
+				 nz.by == BF_CMP_BY_BOOTS ? ", over boots" : "");
+			say(r, more);
+			return;
+		}
+		if (beyond_boot_noise(r, &A, &B)) {
+			r->verdict = BF_CMP_WORSE;
+			snprintf(more, sizeof(more), "%s, beyond any boot noise",
+				 tw);
+			say(r, more);
+			return;
+		}
+		r->verdict = BF_CMP_UNSURE;
+		snprintf(more, sizeof(more), "%s, one boot a side: boot noise unknown",
+			 tw);
 		say(r, more);
 		return;
 	}
 	r->verdict = BF_CMP_UNSURE;
-	r->runs = runs_needed(r->t, A.n, B.n);
-	snprintf(more, sizeof(more), ", t = %.1f, within the spread", r->t);
+	r->runs = nz.by == BF_CMP_BY_ONE_BOOT ? 0 :
+		  runs_needed(r->t, nz.ua, nz.ub);
+	snprintf(more, sizeof(more), "%s, within the spread%s", tw,
+		 nz.by == BF_CMP_BY_BOOTS ? " between boots" :
+		 nz.by == BF_CMP_BY_ONE_BOOT ? ", one boot a side" : "");
 	say(r, more);
+}
+
+static bool settles_before(const struct bf_cmp_row *x,
+			   const struct bf_cmp_row *best)
+{
+	if (x->verdict != BF_CMP_UNSURE || !x->runs)
+		return false;
+	return !best || x->runs < best->runs;
+}
+
+const struct bf_cmp_row *bf_cmp_first_to_settle(const struct bf_cmp_row *r,
+						size_t n)
+{
+	const struct bf_cmp_row *best = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		if (settles_before(&r[i], best))
+			best = &r[i];
+	return best;
 }
 
 enum bf_cmp_verdict bf_cmp_overall(const struct bf_cmp_row *r, size_t n,
 				   unsigned int *runs)
 {
+	const struct bf_cmp_row *first = bf_cmp_first_to_settle(r, n);
 	enum bf_cmp_verdict v = BF_CMP_SAME;
 	size_t i;
 
-	*runs = 0;
 	for (i = 0; i < n; i++) {
 		if (r[i].verdict == BF_CMP_WORSE)
 			v = BF_CMP_WORSE;
 		else if (r[i].verdict == BF_CMP_UNSURE && v != BF_CMP_WORSE)
 			v = BF_CMP_UNSURE;
-		if (r[i].verdict == BF_CMP_UNSURE && r[i].runs > *runs)
-			*runs = r[i].runs;
 	}
+	*runs = first ? first->runs : 0;
 	return v;
 }
 

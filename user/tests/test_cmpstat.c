@@ -173,4 +173,102 @@ TEST(overall)
 	EXPECT_EQ(0U, runs);
 }
 
+/*
+ * Runs to settle it: each row has its own estimate, and the verdict
+ * reports the row that would settle first (p50 at 7 runs), not the worst
+ * (p99.9 at more than 100).
+ */
+TEST(settles_first)
+{
+	struct bf_cmp_row r[3] = { { 0 } };
+	unsigned int runs;
+
+	r[0].verdict = BF_CMP_UNSURE;
+	r[0].runs = BF_CMP_MAX_RUNS;
+	r[1].verdict = BF_CMP_UNSURE;
+	r[1].runs = 7;
+	r[2].verdict = BF_CMP_UNSURE;
+	r[2].runs = 12;
+	EXPECT_EQ((int)BF_CMP_UNSURE, (int)bf_cmp_overall(r, 3, &runs));
+	EXPECT_EQ(7U, runs);
+}
+
+/*
+ * The noise a rate is weighed against follows the boots its runs come
+ * from: the runs within shared boots, the boots' means when each side has
+ * boots of its own, nothing but a tenfold change with one boot a side.
+ */
+TEST(boots)
+{
+	static const struct {
+		const char *name;
+		double a[6], b[6];
+		int ba[6], bb[6];
+		size_t na, nb;
+		bool load;
+		enum bf_cmp_verdict v;
+		enum bf_cmp_noise by;
+	} c[] = {
+		{ "one shared boot, B 25 % slower",
+		  { 300, 301, 299 }, { 225, 226, 224 }, { 0, 0, 0 },
+		  { 0, 0, 0 }, 3, 3, true, BF_CMP_WORSE, BF_CMP_BY_RUNS },
+		{ "one boot each, B at half",
+		  { 300, 301, 299 }, { 150, 151, 149 }, { 0, 0, 0 },
+		  { 1, 1, 1 }, 3, 3, true, BF_CMP_UNSURE, BF_CMP_BY_ONE_BOOT },
+		{ "one boot each, B at a tenth, apart",
+		  { 300, 301, 299 }, { 30, 30.5, 29.5 }, { 0, 0, 0 },
+		  { 1, 1, 1 }, 3, 3, true, BF_CMP_WORSE, BF_CMP_BY_ONE_BOOT },
+		{ "one boot each, a path figure",
+		  { 300, 301, 299 }, { 150, 151, 149 }, { 0, 0, 0 },
+		  { 1, 1, 1 }, 3, 3, false, BF_CMP_WORSE, BF_CMP_BY_RUNS },
+		{ "two boots each, boots spread as the sides",
+		  { 300, 301, 200, 201 }, { 250, 251, 190, 191 },
+		  { 0, 0, 2, 2 }, { 1, 1, 3, 3 }, 4, 4, true, BF_CMP_UNSURE,
+		  BF_CMP_BY_BOOTS },
+		{ "two boots each, B at a third",
+		  { 300, 301, 290, 291 }, { 100, 101, 103, 104 },
+		  { 0, 0, 2, 2 }, { 1, 1, 3, 3 }, 4, 4, true, BF_CMP_WORSE,
+		  BF_CMP_BY_BOOTS },
+		{ "interleaved in two boots of other levels, B 20 % slower",
+		  { 300, 302, 150, 151 }, { 240, 241, 120, 121 },
+		  { 0, 0, 1, 1 }, { 0, 0, 1, 1 }, 4, 4, true, BF_CMP_WORSE,
+		  BF_CMP_BY_SHARED },
+		{ "interleaved, one run per boot and side",
+		  { 300, 150, 200, 250 }, { 240, 121, 160, 200 },
+		  { 0, 1, 2, 3 }, { 0, 1, 2, 3 }, 4, 4, true, BF_CMP_WORSE,
+		  BF_CMP_BY_SHARED },
+		{ "interleaved in two boots, the same build",
+		  { 300, 302, 150, 151 }, { 301, 299, 151, 149 },
+		  { 0, 0, 1, 1 }, { 0, 0, 1, 1 }, 4, 4, true, BF_CMP_SAME,
+		  BF_CMP_BY_SHARED },
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct bf_cmp_row r = { .name = "floor", .unit = "MB/s",
+					.kind = BF_CMP_LEVEL,
+					.bad = BF_CMP_LOWER, .rel_min = 0.10,
+					.load = c[i].load };
+
+		side(&r.a, c[i].a, c[i].na, 1);
+		side(&r.b, c[i].b, c[i].nb, 1);
+		memcpy(r.a.boot, c[i].ba, sizeof(c[i].ba));
+		memcpy(r.b.boot, c[i].bb, sizeof(c[i].bb));
+		bf_cmp_judge(&r);
+		EXPECT_EQ((int)c[i].v, (int)r.verdict) TH_LOG("%s: %s", c[i].name, r.why);
+		EXPECT_EQ((int)c[i].by, (int)r.noise) TH_LOG("%s", c[i].name);
+	}
+}
+
+/* No spread: said in words, no t of inf. */
+TEST(no_spread)
+{
+	static const double a[] = { 300, 300, 300 }, b[] = { 200, 200, 200 };
+	struct bf_cmp_row r = level(a, 3, b, 3, 0);
+
+	EXPECT_EQ((int)BF_CMP_WORSE, (int)r.verdict);
+	EXPECT_TRUE(r.nospread);
+	EXPECT_NE(NULL, strstr(r.why, "no spread")) TH_LOG("%s", r.why);
+	EXPECT_EQ(NULL, strstr(r.why, "inf")) TH_LOG("%s", r.why);
+}
+
 TEST_HARNESS_MAIN
