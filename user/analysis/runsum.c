@@ -15,7 +15,8 @@ static const char *const rkey_names[BF_RK_COUNT] = {
 	"device", "model", "serial", "size_bytes", "transport", "kernel", "op",
 	"pattern", "bs", "qd", "region", "driver", "usb_speed", "usb_id",
 	"usb_bcd_device", "usb_storage_quirks", "firmware", "module_version",
-	"max_sectors_kb", "queue_depth", "scheduler", "nomerges",
+	"max_sectors_kb", "queue_depth", "scheduler", "nomerges", "boot_id",
+	"kernel_tainted",
 };
 
 static const char *const lat_cols[BF_RL_COUNT] = {
@@ -94,16 +95,65 @@ static int add_gap(struct bf_runsum *r, double t, double secs)
 	return 0;
 }
 
+/* "KEY=NUMBER" in @s; NAN if absent */
+static double field(const char *s, const char *key)
+{
+	size_t l = strlen(key);
+	const char *p = s;
+
+	while ((p = strstr(p, key))) {
+		if ((p == s || p[-1] == ' ') && p[l] == '=')
+			return strtod(p + l + 1, NULL);
+		p += l;
+	}
+	return NAN;
+}
+
+/* "# run_latency_us: p50=X p99=X p999=X max=X ios=N" */
+static void run_latency(const char *s, struct bf_runsum *r)
+{
+	static const char *const k[BF_RL_COUNT] = { "p50", "p99", "p999",
+						    "max" };
+	double v[BF_RL_COUNT];
+	int i;
+
+	for (i = 0; i < BF_RL_COUNT; i++) {
+		v[i] = field(s, k[i]);
+		if (!isfinite(v[i]) || v[i] < 0)
+			return;
+	}
+	memcpy(r->run_lat, v, sizeof(v));
+	r->have_run_lat = true;
+}
+
+/* "# host_cpu: steal_pct=X thread_cpu_s=X thread_wait_s=X run_s=X" */
+static void host_cpu(const char *s, struct bf_runsum *r)
+{
+	r->steal_pct = field(s, "steal_pct");
+	r->thread_cpu_s = field(s, "thread_cpu_s");
+	r->thread_wait_s = field(s, "thread_wait_s");
+	r->run_s = field(s, "run_s");
+}
+
 /*
  * "# event: T KIND MESSAGE", "# error: T OP LBA BYTES ERRNO CLASS LAT_US",
- * "# experiment: idle at T s for S s"
+ * "# experiment: idle at T s for S s", the trailer's lines
  */
 static int comment(const char *line, struct bf_runsum *r)
 {
 	char word[32];
 	double t, secs;
 
-	if (sscanf(line, "# experiment: idle at %lf s for %lf s", &t,
+	if (!strncmp(line, "# path_modules:", 15)) {
+		line += 15;
+		while (*line == ' ')
+			line++;
+		snprintf(r->modules, sizeof(r->modules), "%s", line);
+	} else if (!strncmp(line, "# run_latency_us:", 17)) {
+		run_latency(line + 17, r);
+	} else if (!strncmp(line, "# host_cpu:", 11)) {
+		host_cpu(line + 11, r);
+	} else if (sscanf(line, "# experiment: idle at %lf s for %lf s", &t,
 		   &secs) == 2) {
 		if (isfinite(t) && isfinite(secs) && secs > 0)
 			return add_gap(r, t, secs);
@@ -140,16 +190,20 @@ static int num(const char *s, double *v)
 static int grow(struct bf_runsum *r)
 {
 	size_t c = r->cap;
+	double *p;
 
 	for (int k = 0; k < BF_RL_COUNT; k++) {
-		double *p;
-
 		c = r->cap;
 		p = bf_grow(r->lat[k], &c, r->nlat + 1, sizeof(double), 256);
 		if (!p)
 			return -ENOMEM;
 		r->lat[k] = p;
 	}
+	c = r->cap;
+	p = bf_grow(r->ios, &c, r->nlat + 1, sizeof(double), 256);
+	if (!p)
+		return -ENOMEM;
+	r->ios = p;
 	r->cap = c;
 	return 0;
 }
@@ -165,6 +219,7 @@ int bf_runsum_read(FILE *f, struct bf_runsum *r, char *err, size_t errlen)
 	int ret = 0;
 
 	memset(r, 0, sizeof(*r));
+	r->steal_pct = r->thread_cpu_s = r->thread_wait_s = r->run_s = NAN;
 	for (k = 0; k < BF_RL_COUNT; k++)
 		col_lat[k] = -1;
 	while (getline(&line, &cap, f) >= 0) {
@@ -228,6 +283,7 @@ int bf_runsum_read(FILE *f, struct bf_runsum *r, char *err, size_t errlen)
 			}
 			r->lat[k][r->nlat] = v;
 		}
+		r->ios[r->nlat] = ios;
 		r->nlat++;
 	}
 	goto out;
@@ -257,6 +313,8 @@ void bf_runsum_free(struct bf_runsum *r)
 		free(r->lat[k]);
 		r->lat[k] = NULL;
 	}
+	free(r->ios);
+	r->ios = NULL;
 	r->nlat = r->cap = 0;
 	free(r->mark);
 	r->mark = NULL;

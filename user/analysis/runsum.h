@@ -20,6 +20,7 @@ enum bf_rkey {
 	BF_RK_REGION, BF_RK_DRIVER, BF_RK_USB_SPEED, BF_RK_USB_ID,
 	BF_RK_USB_BCD, BF_RK_QUIRKS, BF_RK_FIRMWARE, BF_RK_MODULE,
 	BF_RK_MAX_SECTORS, BF_RK_QUEUE_DEPTH, BF_RK_SCHEDULER, BF_RK_NOMERGES,
+	BF_RK_BOOT_ID, BF_RK_TAINTED,
 	BF_RK_COUNT,
 };
 
@@ -32,6 +33,8 @@ enum bf_rlat { BF_RL_P50, BF_RL_P99, BF_RL_P999, BF_RL_MAX, BF_RL_COUNT };
 
 struct bf_runsum {
 	char hdr[BF_RK_COUNT][96];	/* "" when absent */
+	/* "# path_modules:" (hostinfo.h), longer than the items above */
+	char modules[512];
 	/* intervals with I/O: their latency columns, in order */
 	double *lat[BF_RL_COUNT];
 	size_t nlat, cap;
@@ -51,6 +54,15 @@ struct bf_runsum {
 	/* the experiments' idle gaps ("# experiment: idle at T s for S s") */
 	struct bf_rgap { double t, secs; } *gap;
 	size_t ngap, gcap;
+	/*
+	 * "# run_latency_us:": the percentiles of the run's merged
+	 * histogram (p50, p99, p99.9, max), written at its end
+	 */
+	bool have_run_lat;
+	double run_lat[BF_RL_COUNT];
+	/* "# host_cpu:": what the host gave the run (NAN: not recorded) */
+	double steal_pct, thread_cpu_s, thread_wait_s, run_s;
+	double *ios;			/* each latency interval's I/Os */
 	char state[16];			/* done, stopped, failed; "" if none */
 	long err_no;			/* "# errno:" */
 };

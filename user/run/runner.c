@@ -19,6 +19,7 @@
 #include "blkfloor.h"
 #include "devinfo.h"
 #include "grow.h"
+#include "hostinfo.h"
 #include "origin.h"
 #include "progress.h"
 #include "result.h"
@@ -371,7 +372,43 @@ struct exec {
 	bool have_pm;
 	bool pm_sampled;	/* pm_index is the last interval sampled */
 	uint64_t pm_index;
+	/* the CPU the host gave: at the start and at the last live interval */
+	bool cpu_on;
+	int kpid;		/* the run's kthread, 0 if not found */
+	struct bf_hostcpu cpu0, cpu1;
 };
+
+/* First sample of the host's CPU, once the run (and its kthread) started. */
+static void cpu_start(struct exec *x)
+{
+	char comm[32];
+
+	snprintf(comm, sizeof(comm), "blkfloor/%u", x->id);
+	x->kpid = bf_find_kthread("/proc", comm);
+	bf_hostcpu_read("/proc", x->kpid, &x->cpu0);
+	x->cpu1 = x->cpu0;
+	x->cpu_on = true;
+}
+
+/* Keep the last readable sample of each part (the kthread ends first). */
+static void cpu_sample(struct exec *x)
+{
+	struct bf_hostcpu c;
+
+	if (!x->cpu_on)
+		return;
+	bf_hostcpu_read("/proc", x->kpid, &c);
+	if (c.have_stat) {
+		x->cpu1.have_stat = true;
+		x->cpu1.steal = c.steal;
+		x->cpu1.total = c.total;
+	}
+	if (c.have_thread) {
+		x->cpu1.have_thread = true;
+		x->cpu1.run_ns = c.run_ns;
+		x->cpu1.wait_ns = c.wait_ns;
+	}
+}
 
 /*
  * Follow the path of @dev while the run goes on: the baseline sample is
@@ -506,6 +543,8 @@ static int deliver(struct exec *x, const struct bf_iv *iv,
 		}
 		lose(x, iv->index);
 	}
+	if (live)
+		cpu_sample(x);
 	if (live && x->have_pm) {
 		struct bf_iv piv = *iv;
 
@@ -761,7 +800,17 @@ static void follow_end(struct exec *x)
 				x->id, strerror(-ret));
 		lose(x, res->info.intervals);
 		if (x->t) {
+			char line[160];
+
 			bf_tracer_errors(x->t, res);
+			if (!res->lost && !res->first)
+				bf_tracer_run_lat(x->t, res);
+			cpu_sample(x);
+			if (x->cpu_on &&
+			    bf_hostcpu_line(&x->cpu0, &x->cpu1,
+					    res->info.elapsed_ns / 1e9, line,
+					    sizeof(line)))
+				bf_tracer_note(x->t, "host_cpu", line);
 			bf_tracer_end(x->t, &res->info, res->lost);
 		}
 	}
@@ -831,6 +880,7 @@ int bf_run_exec(struct bf_nl *nl, const struct bf_run_req *req,
 		goto out_watch;
 	}
 	x->id = res->info.id;
+	cpu_start(x);
 	if (t)
 		bf_tracer_start(t, nl, &res->info);
 	if (!(req->flags & BLKFLOOR_F_OWNER) && !(p && p->quiet))

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hist.h"
 #include "trace.h"
 
 void bf_iso8601(char *buf, size_t len, uint64_t realtime_ns)
@@ -95,6 +96,12 @@ void bf_trace_write_header(FILE *f, const struct bf_trace_meta *m)
 	meta(f, "start_time", ts);
 	meta(f, "cli_version", m->cli_version);
 	meta(f, "module_version", m->module_version);
+	if (m->boot_id && m->boot_id[0])
+		meta(f, "boot_id", m->boot_id);
+	if (m->tainted && m->tainted[0])
+		meta(f, "kernel_tainted", m->tainted);
+	if (m->modules && m->modules[0])
+		meta(f, "path_modules", m->modules);
 	if (m->path)
 		write_path(f, m->path);
 	if (m->events)
@@ -200,8 +207,24 @@ size_t bf_trace_fmt_end(char *buf, size_t len, const char *state, int err,
 	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
 }
 
+size_t bf_trace_fmt_run_lat(char *buf, size_t len, const struct bf_hist *h,
+			    uint64_t max_ns)
+{
+	int n;
+
+	if (!h->total)
+		return 0;
+	n = snprintf(buf, len,
+		     "# run_latency_us: p50=%.3f p99=%.3f p999=%.3f max=%.3f ios=%llu\n",
+		     bf_hist_percentile(h, 50) / 1e3,
+		     bf_hist_percentile(h, 99) / 1e3,
+		     bf_hist_percentile(h, 99.9) / 1e3, max_ns / 1e3,
+		     (unsigned long long)h->total);
+	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
+}
+
 /* Header: ~17 metadata lines and the column names; model and serial long. */
-#define TRACE_HEADER_MAX	2048
+#define TRACE_HEADER_MAX	3072
 /* An interval line of a fast, slow device: 14 fields, ~110 bytes typical. */
 #define TRACE_LINE_EXPECT	160
 

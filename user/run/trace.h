@@ -20,6 +20,11 @@
  *                            line per failed I/O logged, before the
  *                            trailer: T seconds into the run, LBA in
  *                            512-byte sectors, latency in microseconds)
+ *   # run_latency_us: p50=X p99=X p999=X max=X ios=N  (the percentiles of
+ *                            the run's merged histogram, before the trailer)
+ *   # host_cpu: steal_pct=X thread_cpu_s=X thread_wait_s=X run_s=X  (the
+ *                            host's steal time over the run and the CPU the
+ *                            run's kthread got and waited for, if read)
  *   # state: done|stopped|failed, # errno: N, # dropped: N  (at the end;
  *   dropped counts the intervals of the gaps. A trace without them is
  *   incomplete: its writer died or lost its disk; blkfloor attach or
@@ -54,6 +59,8 @@ struct bf_trace_meta {
 	uint64_t seed;
 	uint64_t start_time_ns;		/* CLOCK_REALTIME */
 	const char *cli_version, *module_version;
+	/* which boot, the kernel's taint and the path's modules (hostinfo.h) */
+	const char *boot_id, *tainted, *modules;
 	const struct bf_path *path;	/* the path lines, if not NULL */
 	const char *events;		/* where events come from, or why not */
 };
@@ -79,6 +86,10 @@ size_t bf_trace_fmt_event(char *buf, size_t len, double t, const char *kind,
 size_t bf_trace_fmt_error(char *buf, size_t len, const struct bf_err_entry *e);
 size_t bf_trace_fmt_end(char *buf, size_t len, const char *state, int err,
 			uint64_t dropped);
+/* "# run_latency_us: ..." of histogram @h and the largest latency (ns). */
+struct bf_hist;
+size_t bf_trace_fmt_run_lat(char *buf, size_t len, const struct bf_hist *h,
+			    uint64_t max_ns);
 
 /*
  * Room a trace needs (preflight): the header, @intervals lines of the

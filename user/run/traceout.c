@@ -16,6 +16,7 @@
 
 #include "blkfloor.h"
 #include "devinfo.h"
+#include "hostinfo.h"
 #include "trace.h"
 #include "traceout.h"
 #include "units.h"
@@ -271,6 +272,7 @@ void bf_tracer_start(struct bf_tracer *t, struct bf_nl *nl,
 	struct bf_devinfo di;
 	char name[64], modver[64], model[200], events[128];
 	struct bf_path path;
+	struct bf_hostid hid;
 	struct utsname u;
 	char *buf = NULL;
 	size_t len = 0;
@@ -309,6 +311,10 @@ void bf_tracer_start(struct bf_tracer *t, struct bf_nl *nl,
 	m.start_time_ns = ri->start_time_ns;
 	m.cli_version = BLKFLOOR_CLI_VERSION;
 	m.module_version = modver;
+	bf_hostid_read("/proc", "/sys", name, &hid);
+	m.boot_id = hid.boot_id;
+	m.tainted = hid.tainted;
+	m.modules = hid.modules;
 	if (t->pm) {
 		path = t->pm->path;
 		if (t->pm->temp_file)
@@ -394,6 +400,16 @@ void bf_tracer_errors(struct bf_tracer *t, const struct bf_run_result *res)
 	for (i = 0; i < res->nerrlog; i++)
 		tracer_put(t, line, bf_trace_fmt_error(line, sizeof(line),
 						       &res->errlog[i]));
+}
+
+void bf_tracer_run_lat(struct bf_tracer *t, const struct bf_run_result *res)
+{
+	char line[BF_TRACE_LINE_MAX];
+
+	if (t->ended || t->gaps_before)
+		return;
+	tracer_put(t, line, bf_trace_fmt_run_lat(line, sizeof(line),
+						 &res->hist, res->lat_max));
 }
 
 void bf_tracer_end(struct bf_tracer *t, const struct bf_run_info *ri,

@@ -69,6 +69,11 @@ void bf_tracer_event(struct bf_tracer *t, double ts, const char *kind,
  */
 void bf_tracer_note(struct bf_tracer *t, const char *key, const char *text);
 void bf_tracer_errors(struct bf_tracer *t, const struct bf_run_result *res);
+/*
+ * "# run_latency_us:": the percentiles of the run's merged histogram
+ * (every interval of the run received by this command).
+ */
+void bf_tracer_run_lat(struct bf_tracer *t, const struct bf_run_result *res);
 /* The trailer of an ended run; @dropped counts this session's gaps. */
 void bf_tracer_end(struct bf_tracer *t, const struct bf_run_info *ri,
 		   uint64_t dropped);

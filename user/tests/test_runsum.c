@@ -101,4 +101,42 @@ TEST(whole_lines)
 	EXPECT_EQ(0U, bf_whole_lines("no newline", 10));
 }
 
+/*
+ * What tells boots and builds apart (header) and what the run's end says
+ * about its latency and its host (trailer).
+ */
+TEST(boot_modules_latency_host)
+{
+	static const char t[] =
+		"# blkfloor-trace v1\n"
+		"# boot_id: 2a1c1e44-0c4c-4d1e-9a8e-6b1f0f6b7a01\n"
+		"# kernel_tainted: 12288\n"
+		"# path_modules: sd_mod 5f0e8a1c2b3d, uas 785d29ef2fe1 OE\n"
+		"index,start_s,end_s,bytes,ios,errors,MBps,lat_min_us,lat_mean_us,lat_p50_us,lat_p99_us,lat_p999_us,lat_max_us,bytes_total\n"
+		"0,0,1,1000000,8,0,1.000,1,2,3,40,50,60,1000000\n"
+		"# run_latency_us: p50=3.000 p99=41.000 p999=52.000 max=60.000 ios=8\n"
+		"# host_cpu: steal_pct=12.5 thread_cpu_s=0.250 thread_wait_s=0.010 run_s=1.000\n"
+		"# state: done\n";
+	FILE *f = fmemopen((void *)t, sizeof(t) - 1, "r");
+	struct bf_runsum r;
+	char err[128] = "";
+
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, bf_runsum_read(f, &r, err, sizeof(err))) TH_LOG("%s", err);
+	fclose(f);
+	EXPECT_STREQ("2a1c1e44-0c4c-4d1e-9a8e-6b1f0f6b7a01", r.hdr[BF_RK_BOOT_ID]);
+	EXPECT_STREQ("12288", r.hdr[BF_RK_TAINTED]);
+	EXPECT_STREQ("sd_mod 5f0e8a1c2b3d, uas 785d29ef2fe1 OE",
+		     r.modules);
+	ASSERT_TRUE(r.have_run_lat);
+	EXPECT_EQ(3, r.run_lat[BF_RL_P50]);
+	EXPECT_EQ(52, r.run_lat[BF_RL_P999]);
+	EXPECT_EQ(12.5, r.steal_pct);
+	EXPECT_EQ(0.25, r.thread_cpu_s);
+	EXPECT_EQ(0.01, r.thread_wait_s);
+	EXPECT_EQ(1, r.run_s);
+	EXPECT_EQ(8, r.ios[0]);
+	bf_runsum_free(&r);
+}
+
 TEST_HARNESS_MAIN

@@ -16,6 +16,7 @@
 #include "progress.h"
 #include "report.h"
 #include "run.h"
+#include "hist.h"
 #include "trace.h"
 
 /* The lines as the incremental tracer (traceout.c) writes them. */
@@ -151,6 +152,48 @@ TEST(format)
 	EXPECT_STREQ("# state: stopped", lines[21]);
 	EXPECT_STREQ("# errno: 0", lines[22]);
 	EXPECT_STREQ("# dropped: 2", lines[23]);
+}
+
+/*
+ * What tells one boot and one build of the path's modules from another,
+ * and the run's merged latency at its end (the reader: test_runsum).
+ */
+TEST(boot_modules_and_run_latency)
+{
+	struct bf_trace_meta m;
+	struct bf_hist h;
+	char buf[4096], line[BF_TRACE_LINE_MAX];
+	size_t len;
+	FILE *f = tmpfile();
+
+	ASSERT_NE(NULL, f);
+	meta_fill(&m);
+	m.boot_id = "2a1c1e44-0c4c-4d1e-9a8e-6b1f0f6b7a01";
+	m.tainted = "12288";
+	m.modules = "sd_mod 5f0e8a1c2b3d, uas 785d29ef2fe1 OE";
+	bf_trace_write_header(f, &m);
+	rewind(f);
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[len] = '\0';
+	fclose(f);
+	EXPECT_NE(NULL, strstr(buf, "# module_version: 0.1.0\n"
+			       "# boot_id: 2a1c1e44-0c4c-4d1e-9a8e-6b1f0f6b7a01\n"
+			       "# kernel_tainted: 12288\n"
+			       "# path_modules: sd_mod 5f0e8a1c2b3d, uas 785d29ef2fe1 OE\n"))
+		TH_LOG("%s", buf);
+
+	/* 99 I/Os at 100 us and one at 10 ms: p50 100 us, not a median of intervals */
+	bf_hist_reset(&h);
+	h.count[bf_hist_val_to_idx(100000)] = 99;
+	h.count[bf_hist_val_to_idx(10000000)] = 1;
+	h.total = 100;
+	len = bf_trace_fmt_run_lat(line, sizeof(line), &h, 10000000);
+	ASSERT_GT(len, 0U);
+	EXPECT_EQ(0, strncmp(line, "# run_latency_us: p50=", 22)) TH_LOG("%s", line);
+	EXPECT_LT(fabs(strtod(line + 22, NULL) - 100), 2) TH_LOG("%s", line);
+	EXPECT_NE(NULL, strstr(line, " max=10000.000 ios=100\n")) TH_LOG("%s", line);
+	bf_hist_reset(&h);
+	EXPECT_EQ(0U, bf_trace_fmt_run_lat(line, sizeof(line), &h, 0));
 }
 
 TEST(round_trip_through_series_loader)
