@@ -19,6 +19,7 @@
 #include "opts.h"
 #include "pathsum.h"
 #include "runsum.h"
+#include "sysfs.h"
 #include "units.h"
 
 #define EXIT_INCONCLUSIVE	3
@@ -48,6 +49,15 @@ struct cmp {
 	double common;			/* bytes every run wrote */
 	enum bf_cmp_verdict verdict;
 	unsigned int runs;
+	const struct bf_cmp_row *first;	/* the row that settles first */
+	/* --threshold ROW=PCT */
+	struct { const char *row; double pct; } thr[16];
+	size_t nthr;
+	/* the boots of each run (numbered over both sides) */
+	int bootA[BF_CMP_RUNS], bootB[BF_CMP_RUNS];
+	size_t nboots, shared;		/* boots; those holding A and B */
+	bool noboot;			/* a run without a boot id */
+	char starved[160];		/* one side starved of CPU, or "" */
 };
 
 static int bad(const char *why, const char *path)
@@ -227,7 +237,124 @@ static void comparable(struct cmp *c)
 	}
 }
 
+/* ---- boots and the host ------------------------------------------------ */
+
+/*
+ * Number the boots over both sides. A run without a boot id (an older
+ * trace, a fio log) gets its side's own unknown boot: whether A and B
+ * shared a boot cannot be known, and a load-bound row is then weighed
+ * as one boot a side.
+ */
+static void number_boots(struct cmp *c)
+{
+	const char *id[2 * BF_CMP_RUNS + 2];
+	size_t i, k, n = 0;
+
+	c->noboot = false;
+	for (i = 0; i < c->na + c->nb; i++) {
+		bool b = i >= c->na;
+		const struct run *r = b ? c->B[i - c->na] : c->A[i];
+		const char *v = r->rs.hdr[BF_RK_BOOT_ID];
+		int *slot = b ? &c->bootB[i - c->na] : &c->bootA[i];
+
+		if (!v[0]) {
+			c->noboot = true;
+			v = b ? "(B: boot not recorded)" : "(A: boot not recorded)";
+		}
+		for (k = 0; k < n && strcmp(id[k], v); k++)
+			;
+		if (k == n)
+			id[n++] = v;
+		*slot = (int)k;
+	}
+	c->nboots = n;
+	c->shared = 0;
+	for (k = 0; k < n; k++) {
+		bool a = false, b = false;
+
+		for (i = 0; i < c->na; i++)
+			a |= c->bootA[i] == (int)k;
+		for (i = 0; i < c->nb; i++)
+			b |= c->bootB[i] == (int)k;
+		c->shared += a && b;
+	}
+}
+
+/* A run the host starved of CPU: steal, or its kthread kept waiting. */
+#define STARVED_PCT	10.0
+
+static double starved_pct(const struct run *r)
+{
+	double s = isfinite(r->rs.steal_pct) ? r->rs.steal_pct : 0;
+
+	if (isfinite(r->rs.thread_wait_s) && r->rs.run_s > 0)
+		s = fmax(s, 100 * r->rs.thread_wait_s / r->rs.run_s);
+	return s;
+}
+
+static size_t starved_runs(struct run *const *runs, size_t n, double *worst)
+{
+	size_t i, k = 0;
+
+	*worst = 0;
+	for (i = 0; i < n; i++) {
+		double p = starved_pct(runs[i]);
+
+		*worst = fmax(*worst, p);
+		k += p >= STARVED_PCT;
+	}
+	return k;
+}
+
+/*
+ * When one side was starved and the other not, its rates and latencies
+ * say more about the host than the change: such a row is no regression,
+ * and the verdict says why.
+ */
+static void starvation(struct cmp *c)
+{
+	double wa, wb;
+	size_t ka = starved_runs(c->A, c->na, &wa);
+	size_t kb = starved_runs(c->B, c->nb, &wb);
+	size_t i;
+
+	c->starved[0] = '\0';
+	if (!ka == !kb)
+		return;
+	snprintf(c->starved, sizeof(c->starved),
+		 "%s starved of CPU in %zu of %zu runs (steal or waiting for a CPU up to %.0f %% of the run; %s up to %.0f %%): its rates and latency say more about the host",
+		 kb ? "B" : "A", kb ? kb : ka, kb ? c->nb : c->na,
+		 kb ? wb : wa, kb ? "A" : "B", kb ? wa : wb);
+	for (i = 0; i < c->nrow; i++) {
+		struct bf_cmp_row *r = &c->row[i];
+
+		if (r->load && r->verdict == BF_CMP_WORSE) {
+			r->verdict = BF_CMP_UNSURE;
+			r->runs = 0;
+		}
+	}
+}
+
 /* ---- the rows ------------------------------------------------------------- */
+
+/*
+ * Whether --threshold's ROW names row @name: the name itself ("p99
+ * latency"), its first word ("p99", "floor"), "rates" (peak, floor, mean)
+ * or "latency" (its percentiles and maximum).
+ */
+static bool row_matches(const char *row, const char *name)
+{
+	size_t l = strlen(row);
+
+	if (!strcmp(row, name) || (!strncmp(row, name, l) && name[l] == ' '))
+		return true;
+	if (!strcmp(row, "rates"))
+		return !strcmp(name, "peak") || !strcmp(name, "floor") ||
+		       !strcmp(name, "mean");
+	if (!strcmp(row, "latency"))
+		return strstr(name, " latency") != NULL;
+	return false;
+}
 
 static struct bf_cmp_row *add(struct cmp *c, const char *name,
 			      const char *unit, enum bf_cmp_kind kind,
@@ -245,8 +372,14 @@ static struct bf_cmp_row *add(struct cmp *c, const char *name,
 	r->bad = badway;
 	r->rel_min = rel_min;
 	r->any = any;
+	r->load = kind != BF_CMP_COUNT && badway != BF_CMP_NEITHER;
 	r->a.n = c->na;
 	r->b.n = c->nb;
+	memcpy(r->a.boot, c->bootA, sizeof(c->bootA));
+	memcpy(r->b.boot, c->bootB, sizeof(c->bootB));
+	for (size_t i = 0; i < c->nthr; i++)
+		if (row_matches(c->thr[i].row, name))
+			r->rel_min = c->thr[i].pct / 100;
 	return r;
 }
 
@@ -292,6 +425,45 @@ static void rate(struct bf_cmp_row *row, const struct run *r, bool b,
 	put(row, b, i, v, se);
 }
 
+/*
+ * A trace without its run's merged histogram: the median of the
+ * intervals' percentiles weighted by their I/Os (a tail interval of one
+ * I/O counts for one I/O).
+ */
+static int by_value(const void *x, const void *y)
+{
+	const double *a = x, *b = y;
+
+	return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+static double weighted_median(const double *v, const double *w, size_t n)
+{
+	double (*p)[2] = malloc((n ? n : 1) * sizeof(*p)), tot = 0, acc = 0;
+	double m = NAN;
+	size_t i, k = 0;
+
+	if (!p)
+		return NAN;
+	for (i = 0; i < n; i++)
+		if (isfinite(v[i]) && w[i] > 0) {
+			p[k][0] = v[i];
+			p[k][1] = w[i];
+			tot += w[i];
+			k++;
+		}
+	qsort(p, k, sizeof(*p), by_value);
+	for (i = 0; i < k; i++) {
+		acc += p[i][1];
+		if (acc >= tot / 2) {
+			m = p[i][0];
+			break;
+		}
+	}
+	free(p);
+	return m;
+}
+
 static void lat(struct bf_cmp_row *row, const struct run *r, bool b, size_t i,
 		enum bf_rlat k)
 {
@@ -302,8 +474,13 @@ static void lat(struct bf_cmp_row *row, const struct run *r, bool b, size_t i,
 		for (j = 0; j < r->rs.nlat; j++)
 			if (isfinite(r->rs.lat[k][j]) && !(v >= r->rs.lat[k][j]))
 				v = r->rs.lat[k][j];
+		if (r->rs.have_run_lat)
+			v = r->rs.run_lat[k];
 	} else if (r->rs.nlat) {
+		/* the noise within the run, from its intervals */
 		v = bf_cmp_median(r->rs.lat[k], r->rs.nlat, &se);
+		v = r->rs.have_run_lat ? r->rs.run_lat[k] :
+		    weighted_median(r->rs.lat[k], r->rs.ios, r->rs.nlat);
 	}
 	put(row, b, i, v, se);
 }
@@ -327,6 +504,29 @@ static void name_add(struct names *nm, const char *s)
 			return;
 	if (nm->k < 24)
 		snprintf(nm->n[nm->k++], sizeof(nm->n[0]), "%s", s);
+}
+
+/* A latency row of values past 10 ms is shown in ms. */
+static void in_ms(struct bf_cmp_row *row)
+{
+	bool big = false;
+	size_t i;
+
+	for (i = 0; i < row->a.n; i++)
+		big |= row->a.v[i] >= 10000;
+	for (i = 0; i < row->b.n; i++)
+		big |= row->b.v[i] >= 10000;
+	if (!big)
+		return;
+	row->unit = "ms";
+	for (i = 0; i < row->a.n; i++) {
+		row->a.v[i] /= 1000;
+		row->a.se[i] /= 1000;
+	}
+	for (i = 0; i < row->b.n; i++) {
+		row->b.v[i] /= 1000;
+		row->b.se[i] /= 1000;
+	}
 }
 
 static struct run *nth(struct cmp *c, size_t i, bool *b)
@@ -356,7 +556,7 @@ static void build_rows(struct cmp *c)
 	for (k = R_PEAK; k <= R_MEAN; k++) {
 		static const char *const nm[] = { "peak", "floor", "mean" };
 
-		row = add(c, nm[k], "MB/s", BF_CMP_LEVEL, BF_CMP_LOWER, 0.02,
+		row = add(c, nm[k], "MB/s", BF_CMP_LEVEL, BF_CMP_LOWER, 0.10,
 			  false);
 		for (i = 0; i < nall; i++) {
 			struct run *r = nth(c, i, &b);
@@ -381,6 +581,7 @@ static void build_rows(struct cmp *c)
 
 			lat(row, r, b, b ? i - c->na : i, k);
 		}
+		in_ms(row);
 	}
 	row = add(c, "failed runs", "", BF_CMP_COUNT, BF_CMP_HIGHER, 0, true);
 	for (i = 0; i < nall; i++) {
@@ -490,13 +691,51 @@ static void find_facts(struct cmp *c)
 	}
 }
 
+/* runs of a side with a count above zero, and the count over them all */
+static size_t count_runs(const struct bf_cmp_side *s, double *total)
+{
+	size_t i, k = 0;
+
+	*total = 0;
+	for (i = 0; i < s->n; i++)
+		if (isfinite(s->v[i]) && s->v[i] > 0) {
+			k++;
+			*total += s->v[i];
+		}
+	return k;
+}
+
+/*
+ * A count over several runs says in how many runs, not a mean of 0.333:
+ * "reset in 1 of 3 B runs (2 in all), in 0 of 3 A runs".
+ */
+static void count_why(struct bf_cmp_row *r)
+{
+	double ta, tb;
+	size_t ka, kb;
+	char x[20];
+
+	if (r->kind != BF_CMP_COUNT || !r->why[0] || (r->na < 2 && r->nb < 2))
+		return;
+	ka = count_runs(&r->a, &ta);
+	kb = count_runs(&r->b, &tb);
+	bf_fmt_num(x, sizeof(x), tb);
+	snprintf(r->why, sizeof(r->why), "%s in %zu of %zu B runs (%s in all), in %zu of %zu A runs",
+		 r->name, kb, r->nb, x, ka, r->na);
+}
+
 static void compute(struct cmp *c)
 {
 	size_t i;
 
+	number_boots(c);
 	build_rows(c);
+	starvation(c);
 	find_facts(c);
 	c->verdict = bf_cmp_overall(c->row, c->nrow, &c->runs);
+	c->first = bf_cmp_first_to_settle(c->row, c->nrow);
+	for (i = 0; i < c->nrow; i++)
+		count_why(&c->row[i]);
 	/* the failed-run row said it as a number: the fact says why */
 	for (i = 0; i < c->nrow; i++)
 		if (!strcmp(c->row[i].name, "failed runs") &&
@@ -520,21 +759,43 @@ static int exit_code(enum bf_cmp_verdict v)
 
 /* ---- text and email ------------------------------------------------------- */
 
-/* "300.2", or "300.2+-4.1" over several runs; "-" when not measured */
+/* a standard deviation in two significant digits, never in e-notation */
+static void fmt_sd(char *buf, size_t len, double sd)
+{
+	if (sd == 0)
+		snprintf(buf, len, "0");
+	else if (sd >= 10)
+		snprintf(buf, len, "%.0f", sd);
+	else if (sd >= 0.001)
+		snprintf(buf, len, "%.2g", sd);
+	else
+		snprintf(buf, len, "<0.001");
+}
+
+/*
+ * "300.2", "300.2 +-4.1" over several runs, "2 in 1/3 runs" for a count
+ * over several runs; "-" when not measured
+ */
 static void cell(char *buf, size_t len, const struct bf_cmp_row *r, bool b)
 {
 	size_t n = b ? r->nb : r->na;
-	double m = b ? r->mb : r->ma, s = b ? r->sb : r->sa;
+	double m = b ? r->mb : r->ma, s = b ? r->sb : r->sa, tot;
 	char x[20], y[20];
+	size_t k;
 
 	bf_fmt_num(x, sizeof(x), m);
-	bf_fmt_num(y, sizeof(y), s);
-	if (!n)
+	fmt_sd(y, sizeof(y), s);
+	if (!n) {
 		snprintf(buf, len, "-");
-	else if (n > 1 && r->kind != BF_CMP_COUNT)
-		snprintf(buf, len, "%s+-%s", x, y);
-	else
+	} else if (r->kind == BF_CMP_COUNT && n > 1) {
+		k = count_runs(b ? &r->b : &r->a, &tot);
+		bf_fmt_num(x, sizeof(x), tot);
+		bf_fmt(buf, len, "%s in %zu/%zu runs", x, k, n);
+	} else if (n > 1) {
+		snprintf(buf, len, "%s +-%s", x, y);
+	} else {
 		snprintf(buf, len, "%s", x);
+	}
 }
 
 /* one header item of every run of a side: "v", or "v1 / v2" if they vary */
@@ -554,19 +815,150 @@ static void side_item(char *buf, size_t len, struct run *const *runs, size_t n,
 	}
 }
 
+#define LABEL	"  %-12s "
+
+/*
+ * A setup line where A and B differ; where they agree, the label goes to
+ * @same ("kernel, driver, ...") and the line is left out.
+ */
 static void setup_line(FILE *f, const struct cmp *c, const char *label,
-		       enum bf_rkey k)
+		       enum bf_rkey k, char *same, size_t slen)
 {
 	char a[256], b[256];
+	size_t l = strlen(same);
 
 	side_item(a, sizeof(a), c->A, c->na, k);
 	side_item(b, sizeof(b), c->B, c->nb, k);
 	if (!strcmp(a, "-") && !strcmp(b, "-"))
 		return;
 	if (!strcmp(a, b))
-		fprintf(f, "  %-10s %s (A and B)\n", label, a);
+		snprintf(same + l, slen - l, "%s%s", l ? ", " : "", label);
 	else
-		fprintf(f, "  %-10s A %s\n  %-10s B %s\n", label, a, "", b);
+		fprintf(f, LABEL "A %s\n" LABEL "B %s\n", label, a, "", b);
+}
+
+/*
+ * "uas 785d29ef2fe1 OE": module @name's entry in a side's path_modules
+ * ("m1 / m2" if its runs differ, "-" where not loaded).
+ */
+static void side_module(char *buf, size_t len, struct run *const *runs,
+			size_t n, const char *name)
+{
+	size_t i, l, nl = strlen(name);
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		const char *m = runs[i]->rs.modules, *p = m, *e;
+		char one[96] = "-";
+
+		while ((p = strstr(p, name))) {
+			if ((p == m || p[-2] == ',') && p[nl] == ' ') {
+				e = strchrnul(p, ',');
+				snprintf(one, sizeof(one), "%.*s",
+					 (int)(e - p - nl - 1), p + nl + 1);
+				break;
+			}
+			p += nl;
+		}
+		if (buf[0] && strstr(buf, one))
+			continue;
+		l = strlen(buf);
+		snprintf(buf + l, len - l, "%s%s", l ? " / " : "", one);
+	}
+}
+
+/* every module name in the runs' path_modules */
+static size_t module_names(const struct cmp *c, char names[][32], size_t max)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < c->na + c->nb; i++) {
+		const char *p = i < c->na ? c->A[i]->rs.modules :
+				c->B[i - c->na]->rs.modules;
+
+		while (*p) {
+			size_t l = strcspn(p, " ,");
+
+			for (k = 0; k < n && (strlen(names[k]) != l ||
+					      strncmp(names[k], p, l)); k++)
+				;
+			if (k == n && n < max && l && l < 32)
+				snprintf(names[n++], 32, "%.*s", (int)l, p);
+			p = strchrnul(p, ',');
+			while (*p == ',' || *p == ' ')
+				p++;
+		}
+	}
+	return n;
+}
+
+/* "uas 9c4417b0aa02 OE": the first module whose build differs, or "" */
+static void module_change(const struct cmp *c, char *a, char *b, size_t len)
+{
+	char names[16][32];
+	size_t k, n = module_names(c, names, 16);
+
+	a[0] = b[0] = '\0';
+	for (k = 0; k < n; k++) {
+		char x[128], y[128];
+
+		side_module(x, sizeof(x), c->A, c->na, names[k]);
+		side_module(y, sizeof(y), c->B, c->nb, names[k]);
+		if (strcmp(x, y)) {
+			bf_fmt(a, len, "%s %s", names[k], x);
+			bf_fmt(b, len, "%s %s", names[k], y);
+			return;
+		}
+	}
+}
+
+static void module_lines(FILE *f, const struct cmp *c, char *same,
+			 size_t slen)
+{
+	char names[16][32], x[128], y[128], label[40];
+	size_t k, n = module_names(c, names, 16), l;
+	bool any = false;
+
+	for (k = 0; k < n; k++) {
+		side_module(x, sizeof(x), c->A, c->na, names[k]);
+		side_module(y, sizeof(y), c->B, c->nb, names[k]);
+		if (!strcmp(x, y))
+			continue;
+		snprintf(label, sizeof(label), "%s.ko", names[k]);
+		fprintf(f, LABEL "A %s\n" LABEL "B %s\n", label, x, "", y);
+		any = true;
+	}
+	if (n && !any) {
+		l = strlen(same);
+		snprintf(same + l, slen - l, "%smodules", l ? ", " : "");
+	}
+}
+
+static size_t boots_of(const int *boot, size_t n)
+{
+	size_t i, j, k = 0;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i && boot[j] != boot[i]; j++)
+			;
+		k += j == i;
+	}
+	return k;
+}
+
+static void boots_line(FILE *f, const struct cmp *c)
+{
+	size_t ka = boots_of(c->bootA, c->na), kb = boots_of(c->bootB, c->nb);
+
+	if (c->noboot)
+		fprintf(f, LABEL "not recorded in every run: A and B taken as boots of their own\n",
+			"boots");
+	else if (c->shared == c->nboots)
+		fprintf(f, LABEL "A and B in the same %zu boot%s (interleaved)\n",
+			"boots", c->nboots, c->nboots > 1 ? "s" : "");
+	else
+		fprintf(f, LABEL "A in %zu, B in %zu, %zu shared\n", "boots",
+			ka, kb, c->shared);
 }
 
 static void files(FILE *f, const char *side, struct run *const *runs, size_t n)
@@ -609,30 +1001,53 @@ static void event_times(FILE *f, const struct bf_runsum *rs, const char *kind)
 		fprintf(f, "%s s", more ? ", ..." : "");
 }
 
+/*
+ * The events of a side: with one run "reset 2 at 20.5 s", with several
+ * "reset in 1 of 3 runs (2 in all)".
+ */
 static void events(FILE *f, const char *side, struct run *const *runs,
 		   size_t n)
 {
 	unsigned long long errs = 0, ivs = 0;
-	size_t i, k;
+	struct names kinds;
+	size_t i, k, failed = 0, with;
 	bool any = false;
 
+	memset(&kinds, 0, sizeof(kinds));
 	fprintf(f, "  %s:", side);
 	for (i = 0; i < n; i++) {
-		const struct bf_runsum *rs = &runs[i]->rs;
+		errs += runs[i]->rs.errors;
+		ivs += runs[i]->rs.err_ivs;
+		failed += runs[i]->failed;
+		for (k = 0; k < runs[i]->rs.nev; k++)
+			name_add(&kinds, runs[i]->rs.ev[k].name);
+	}
+	for (k = 0; k < kinds.k; k++) {
+		unsigned long long tot = 0;
 
-		errs += rs->errors;
-		ivs += rs->err_ivs;
-		for (k = 0; k < rs->nev; k++) {
-			fprintf(f, "%s %s %llu", any ? "," : "",
-				rs->ev[k].name, rs->ev[k].n);
-			event_times(f, rs, rs->ev[k].name);
-			any = true;
+		with = 0;
+		for (i = 0; i < n; i++) {
+			unsigned long long e = bf_runsum_events(&runs[i]->rs,
+								kinds.n[k]);
+
+			tot += e;
+			with += e > 0;
 		}
-		if (runs[i]->failed) {
-			fprintf(f, "%s run failed (errno %ld)", any ? "," : "",
-				rs->err_no);
-			any = true;
+		if (n == 1) {
+			fprintf(f, "%s %s %llu", any ? "," : "", kinds.n[k], tot);
+			event_times(f, &runs[0]->rs, kinds.n[k]);
+		} else {
+			fprintf(f, "%s %s in %zu of %zu runs (%llu in all)",
+				any ? "," : "", kinds.n[k], with, n, tot);
 		}
+		any = true;
+	}
+	if (failed) {
+		fprintf(f, "%s failed in %zu of %zu run%s", any ? "," : "",
+			failed, n, n > 1 ? "s" : "");
+		for (i = 0; i < n && n == 1; i++)
+			fprintf(f, " (errno %ld)", runs[i]->rs.err_no);
+		any = true;
 	}
 	if (errs) {
 		fprintf(f, "%s I/O errors %llu in %llu intervals", any ? "," : "",
@@ -648,7 +1063,7 @@ static void events(FILE *f, const char *side, struct run *const *runs,
 }
 
 /* the curve's class of every run: "cache-exhaustion", "failed" */
-static void classes(FILE *f, const struct cmp *c)
+static void classes(FILE *f, const struct cmp *c, char *same, size_t slen)
 {
 	char s[2][256];
 	size_t i, l;
@@ -669,51 +1084,112 @@ static void classes(FILE *f, const struct cmp *c)
 				 l ? " / " : "", v);
 		}
 	}
-	if (!strcmp(s[0], s[1]))
-		fprintf(f, "  %-10s %s (A and B)\n", "class", s[0]);
-	else
-		fprintf(f, "  %-10s A %s\n  %-10s B %s\n", "class", s[0], "",
+	if (!strcmp(s[0], s[1])) {
+		l = strlen(same);
+		snprintf(same + l, slen - l, "%sclass (%s)", l ? ", " : "",
+			 s[0]);
+	} else {
+		fprintf(f, LABEL "A %s\n" LABEL "B %s\n", "class", s[0], "",
 			s[1]);
+	}
+}
+
+static const struct { const char *label; enum bf_rkey k; } setup_keys[] = {
+	{ "kernel", BF_RK_KERNEL }, { "driver", BF_RK_DRIVER },
+	{ "link Mb/s", BF_RK_USB_SPEED }, { "VID:PID", BF_RK_USB_ID },
+	{ "bcdDevice", BF_RK_USB_BCD }, { "firmware", BF_RK_FIRMWARE },
+	{ "quirks", BF_RK_QUIRKS }, { "model", BF_RK_MODEL },
+	{ "serial", BF_RK_SERIAL }, { "transport", BF_RK_TRANSPORT },
+	{ "op", BF_RK_OP }, { "pattern", BF_RK_PATTERN },
+	{ "bs bytes", BF_RK_BS }, { "qd", BF_RK_QD },
+	{ "region bytes", BF_RK_REGION },
+	{ "max_sect KiB", BF_RK_MAX_SECTORS },
+	{ "queue_depth", BF_RK_QUEUE_DEPTH },
+	{ "scheduler", BF_RK_SCHEDULER }, { "nomerges", BF_RK_NOMERGES },
+	{ "blkfloor.ko", BF_RK_MODULE }, { "tainted", BF_RK_TAINTED },
+};
+
+/* "B (kernel X) against A (kernel Y)", or the module that differs */
+static void subject(FILE *f, const struct cmp *c)
+{
+	char ka[128], kb[128], ma[128], mb[128];
+
+	side_item(ka, sizeof(ka), c->A, c->na, BF_RK_KERNEL);
+	side_item(kb, sizeof(kb), c->B, c->nb, BF_RK_KERNEL);
+	module_change(c, ma, mb, sizeof(ma));
+	fprintf(f, "[blkfloor compare] %s: ", c->verdict == BF_CMP_WORSE ?
+		"regression" : c->verdict == BF_CMP_UNSURE ? "inconclusive" :
+		"no regression");
+	if (strcmp(ka, kb))
+		fprintf(f, "B (kernel %s) against A (kernel %s)", kb, ka);
+	else if (ma[0])
+		fprintf(f, "B (%s) against A (%s), kernel %s", mb, ma, ka);
+	else
+		fprintf(f, "B against A, both kernel %s", ka);
+	fprintf(f, ", %zu run%s against %zu\n\n", c->nb, c->nb > 1 ? "s" : "",
+		c->na);
+}
+
+static const char *const legend =
+	"Rates are MB/s (10^6 B/s); latencies us, ms past 10 ms, each run's\n"
+	"from its merged histogram (in older traces the I/O-weighted median\n"
+	"of its intervals' percentiles). A cell is mean +-sd over the runs;\n"
+	"a count over several runs says in how many. Rates and latency are\n"
+	"weighed against the noise of their boots: the runs within boots\n"
+	"that hold A and B, the boots' means where each side has boots of\n"
+	"its own, and with one boot a side only a tenfold change counts.\n"
+	"A difference must reach the row's smallest effect (rates and\n"
+	"latency 10 %, path 5 %, max 2x; --threshold ROW=PCT) and pass\n"
+	"Student's t at the one-sided 99 % quantile (|t| > 3 with one run a\n"
+	"side). Any error, event or failed run in B beyond A's worst run\n"
+	"counts, stalls in every B run.\n";
+
+static void verdict_lines(FILE *f, const struct cmp *c)
+{
+	size_t i;
+
+	fprintf(f, "\nverdict: %s", verdict_words(c->verdict));
+	if (c->verdict == BF_CMP_UNSURE && c->first)
+		fprintf(f, c->runs >= BF_CMP_MAX_RUNS ?
+			": more than %u %s per side would be needed (%s first)" :
+			": about %u %s per side would settle it (%s first)",
+			c->runs, c->first->noise == BF_CMP_BY_BOOTS ? "boots" :
+			"runs", c->first->name);
+	else if (c->verdict == BF_CMP_UNSURE && !c->starved[0])
+		fprintf(f, ": one boot a side cannot tell a change from the noise between boots (swap the module within one boot, A B A B, or boot A and B alternately, several boots each)");
+	fputc('\n', f);
+	if (c->starved[0])
+		fprintf(f, "  - %s\n", c->starved);
+	for (i = 0; i < c->nfacts; i++)
+		fprintf(f, "  - %s\n", c->facts[i]);
+	for (i = 0; i < c->nrow; i++) {
+		const struct bf_cmp_row *r = &c->row[i];
+
+		if ((r->verdict == BF_CMP_WORSE ||
+		     (r->verdict == BF_CMP_UNSURE &&
+		      c->verdict == BF_CMP_UNSURE)) && r->why[0])
+			fprintf(f, "  - %s\n", r->why);
+	}
 }
 
 static void report(FILE *f, const struct cmp *c, bool email)
 {
-	char x[48], y[48], d[32];
+	char x[48], y[48], d[32], same[512] = "";
 	size_t i;
 
-	if (email) {
-		char ka[64], kb[64];
-
-		side_item(ka, sizeof(ka), c->A, c->na, BF_RK_KERNEL);
-		side_item(kb, sizeof(kb), c->B, c->nb, BF_RK_KERNEL);
-		fprintf(f, "[blkfloor compare] %s: B (kernel %s) against A (kernel %s), %zu run%s against %zu\n\n",
-			verdict_words(c->verdict), kb, ka, c->nb,
-			c->nb > 1 ? "s" : "", c->na);
-	}
+	if (email)
+		subject(f, c);
 	files(f, "A", c->A, c->na);
 	files(f, "B", c->B, c->nb);
-	fprintf(f, "\nsetup\n");
-	setup_line(f, c, "kernel", BF_RK_KERNEL);
-	setup_line(f, c, "driver", BF_RK_DRIVER);
-	setup_line(f, c, "link Mb/s", BF_RK_USB_SPEED);
-	setup_line(f, c, "VID:PID", BF_RK_USB_ID);
-	setup_line(f, c, "bcdDevice", BF_RK_USB_BCD);
-	setup_line(f, c, "firmware", BF_RK_FIRMWARE);
-	setup_line(f, c, "quirks", BF_RK_QUIRKS);
-	setup_line(f, c, "model", BF_RK_MODEL);
-	setup_line(f, c, "serial", BF_RK_SERIAL);
-	setup_line(f, c, "transport", BF_RK_TRANSPORT);
-	setup_line(f, c, "op", BF_RK_OP);
-	setup_line(f, c, "pattern", BF_RK_PATTERN);
-	setup_line(f, c, "bs", BF_RK_BS);
-	setup_line(f, c, "qd", BF_RK_QD);
-	setup_line(f, c, "region", BF_RK_REGION);
-	setup_line(f, c, "max_sect", BF_RK_MAX_SECTORS);
-	setup_line(f, c, "queue_dep", BF_RK_QUEUE_DEPTH);
-	setup_line(f, c, "scheduler", BF_RK_SCHEDULER);
-	setup_line(f, c, "nomerges", BF_RK_NOMERGES);
-	setup_line(f, c, "module", BF_RK_MODULE);
-	classes(f, c);
+	fprintf(f, "\nsetup (where A and B differ)\n");
+	for (i = 0; i < sizeof(setup_keys) / sizeof(setup_keys[0]); i++)
+		setup_line(f, c, setup_keys[i].label, setup_keys[i].k, same,
+			   sizeof(same));
+	module_lines(f, c, same, sizeof(same));
+	classes(f, c, same, sizeof(same));
+	boots_line(f, c);
+	if (same[0])
+		fprintf(f, "  the same on A and B: %s\n", same);
 	if (c->differs[0])
 		fprintf(f, "  NOT COMPARABLE (--force): %s\n", c->differs);
 	fprintf(f, "\n%-17s %14s %14s %9s  %s\n", "", "A", "B", "change",
@@ -744,32 +1220,8 @@ static void report(FILE *f, const struct cmp *c, bool email)
 	events(f, "B", c->B, c->nb);
 	if (c->notes[0])
 		fprintf(f, "\nwarnings\n  %s\n", c->notes);
-	fprintf(f, "\nverdict: %s", verdict_words(c->verdict));
-	if (c->verdict == BF_CMP_UNSURE)
-		fprintf(f, c->runs >= BF_CMP_MAX_RUNS ?
-			": more than %u runs per side would be needed to settle it" :
-			": about %u runs per side would settle it", c->runs);
-	fputc('\n', f);
-	for (i = 0; i < c->nfacts; i++)
-		fprintf(f, "  - %s\n", c->facts[i]);
-	for (i = 0; i < c->nrow; i++) {
-		const struct bf_cmp_row *r = &c->row[i];
-
-		if ((r->verdict == BF_CMP_WORSE ||
-		     (r->verdict == BF_CMP_UNSURE &&
-		      c->verdict == BF_CMP_UNSURE)) && r->why[0])
-			fprintf(f, "  - %s\n", r->why);
-	}
-	if (email)
-		return;
-	fprintf(f, "\nRates are MB/s (10^6 B/s), latencies microseconds (each run: the\n"
-		"median over its intervals of their percentile; max: the largest).\n"
-		"With several runs, a cell is mean+-sd and a difference counts when\n"
-		"Student's t on the runs passes the one-sided 99 %% quantile; with one\n"
-		"run per side, |t| > 3 against the noise within the runs. Smallest\n"
-		"changes that count: rates 2 %%, latency 10 %%, path 5 %%, max 2x\n"
-		"(10x with one run per side); any error, event or failed run in B\n"
-		"beyond A's worst run; stalls in every B run.\n");
+	verdict_lines(f, c);
+	fprintf(f, "\n%s", legend);
 }
 
 /* Lines longer than @cols broken at a blank, continued indented. */
@@ -843,6 +1295,15 @@ static void json_vals(struct bf_json *j, const char *key,
 	bf_json_arr_close(j);
 }
 
+static const char *noise_name(enum bf_cmp_noise n)
+{
+	static const char *const w[] = { "runs", "runs within shared boots",
+					 "boots", "one boot a side",
+					 "within the runs" };
+
+	return n <= BF_CMP_BY_WITHIN ? w[n] : "?";
+}
+
 static void json(const struct cmp *c)
 {
 	struct bf_json j;
@@ -851,10 +1312,23 @@ static void json(const struct cmp *c)
 	bf_json_doc_open(&j, stdout);
 	bf_json_str(&j, "verdict", verdict_words(c->verdict));
 	bf_json_u64(&j, "exit", exit_code(c->verdict));
-	if (c->verdict == BF_CMP_UNSURE)
+	if (c->verdict == BF_CMP_UNSURE && c->first) {
 		bf_json_u64(&j, "runs_to_settle", c->runs);
-	else
+		bf_json_str(&j, "settles_first", c->first->name);
+	} else {
 		bf_json_null(&j, "runs_to_settle");
+		bf_json_null(&j, "settles_first");
+	}
+	bf_json_obj_open(&j, "boots");
+	bf_json_bool(&j, "recorded", !c->noboot);
+	bf_json_u64(&j, "a", boots_of(c->bootA, c->na));
+	bf_json_u64(&j, "b", boots_of(c->bootB, c->nb));
+	bf_json_u64(&j, "shared", c->shared);
+	bf_json_obj_close(&j);
+	if (c->starved[0])
+		bf_json_str(&j, "starved", c->starved);
+	else
+		bf_json_null(&j, "starved");
 	json_side(&j, "a", c->A, c->na);
 	json_side(&j, "b", c->B, c->nb);
 	if (c->differs[0])
@@ -876,6 +1350,15 @@ static void json(const struct cmp *c)
 		bf_json_double(&j, "b_sd", r->nb > 1 ? r->sb : NAN);
 		bf_json_double(&j, "change_rel", r->change);
 		bf_json_double(&j, "t", r->t);
+		bf_json_double(&j, "threshold_rel", r->rel_min);
+		if (r->kind != BF_CMP_COUNT)
+			bf_json_str(&j, "noise", noise_name(r->noise));
+		else
+			bf_json_null(&j, "noise");
+		if (r->verdict == BF_CMP_UNSURE && r->runs)
+			bf_json_u64(&j, "runs_to_settle", r->runs);
+		else
+			bf_json_null(&j, "runs_to_settle");
 		bf_json_str(&j, "verdict", bf_cmp_verdict_name(r->verdict));
 		bf_json_str(&j, "why", r->why);
 		bf_json_obj_close(&j);
@@ -909,7 +1392,53 @@ struct args {
 	bool email, force;
 	char *rest[BF_MAX_POS + 8];
 	int nrest;
+	struct { const char *row; double pct; } thr[16];
+	char thrbuf[16][48];
+	size_t nthr;
 };
+
+/* the rows --threshold may name (and the groups rates, latency) */
+static const char *const thr_rows[] = {
+	"peak", "floor", "mean", "p50 latency", "p99 latency",
+	"p99.9 latency", "max latency", "requests/bio", "request size",
+	"rates", "latency",
+};
+
+/* --threshold ROW=PCT: the smallest change of ROW that counts, in % */
+static int add_threshold(struct args *x, const char *v)
+{
+	const char *eq = v ? strrchr(v, '=') : NULL;
+	char *end;
+	double pct;
+	size_t i, l;
+	bool known = false;
+
+	if (!eq || eq == v)
+		return bad("--threshold takes ROW=PCT (e.g. floor=5, p99=20, rates=5, latency=20)", NULL);
+	if (x->nthr >= 16)
+		return bad("at most 16 --threshold", NULL);
+	l = eq - v;
+	if (l >= sizeof(x->thrbuf[0]))
+		return bad("--threshold: no such row", NULL);
+	errno = 0;
+	pct = strtod(eq + 1, &end);
+	if (end == eq + 1 || *end || errno || !isfinite(pct) || pct < 0 ||
+	    pct > 1000)
+		return bad("--threshold: PCT is a percentage from 0 to 1000", NULL);
+	snprintf(x->thrbuf[x->nthr], sizeof(x->thrbuf[0]), "%.*s", (int)l, v);
+	for (i = 0; i < sizeof(thr_rows) / sizeof(thr_rows[0]); i++)
+		known |= row_matches(x->thrbuf[x->nthr], thr_rows[i]) ||
+			 !strcmp(x->thrbuf[x->nthr], thr_rows[i]);
+	if (!known) {
+		fprintf(stderr, "blkfloor compare: --threshold: no row '%s' (peak, floor, mean, p50, p99, p99.9, max, requests/bio, request size, rates, latency)\n",
+			x->thrbuf[x->nthr]);
+		return EXIT_USAGE;
+	}
+	x->thr[x->nthr].row = x->thrbuf[x->nthr];
+	x->thr[x->nthr].pct = pct;
+	x->nthr++;
+	return 0;
+}
 
 /*
  * Take out what the common parser does not know: -a FILE, -b FILE,
@@ -941,6 +1470,14 @@ static int split_args(int argc, char **argv, struct args *x, int *sep)
 			if (*sep >= 0)
 				return bad("one '--' between the A and the B runs", NULL);
 			*sep = files;
+		} else if (!strcmp(a, "--threshold") ||
+			   !strncmp(a, "--threshold=", 12)) {
+			int r = add_threshold(x, a[11] == '=' ? a + 12 : v);
+
+			if (r)
+				return r;
+			if (a[11] != '=')
+				i++;
 		} else if (!strcmp(a, "--force")) {
 			x->force = true;
 		} else if (!strcmp(a, "--fail-on") ||
@@ -1017,6 +1554,11 @@ static int do_compare(int argc, char **argv)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return bad("out of memory", NULL);
+	for (i = 0; i < x.nthr; i++) {
+		c->thr[i].row = x.thr[i].row;
+		c->thr[i].pct = x.thr[i].pct;
+	}
+	c->nthr = x.nthr;
 	memset(runs, 0, sizeof(runs));
 	ret = EXIT_OK;
 	for (i = 0; i < x.na + x.nb; i++, n++) {
@@ -1077,19 +1619,28 @@ out:
 }
 
 BLKFLOOR_COMMAND(compare,
-	"A B | A... -- B... | -a A... -b B... [--force] [--json | --format email] [--format trace|fio|csv]",
+	"A B | A... -- B... | -a A... -b B... [--threshold ROW=PCT]... [--force] [--json | --format email] [--format trace|fio|csv]",
 	do_compare,
-	"Is B worse than A (kernel B against kernel A, enclosure against\n"
-	"enclosure)? One or several runs per side: throughput (peak, floor,\n"
-	"mean), latency (p50, p99, p99.9, max), I/O errors by class, events\n"
+	"Is B worse than A (kernel B against kernel A, module against module,\n"
+	"enclosure against enclosure)? One or several runs per side:\n"
+	"throughput (peak, floor, mean), latency (p50, p99, p99.9, max, each\n"
+	"run's from its merged histogram), I/O errors by class, events\n"
 	"(resets, aborts, timeouts, link changes), SCSI errors, requests per\n"
-	"bio and request size, stalls and failed runs, with the setup of each\n"
-	"side (kernel, driver, link, VID:PID, bcdDevice, firmware, quirks) and\n"
-	"a verdict that weighs the differences against the spread between\n"
-	"runs. Exit status: 0 no regression, 1 regression, 2 bad input or\n"
-	"usage (also runs that are not comparable), 3 inconclusive (more runs\n"
+	"bio and request size, stalls and failed runs, with the setup where\n"
+	"the sides differ (kernel, the path's module builds, driver, link,\n"
+	"VID:PID, ...) and a verdict that weighs rates and latency against\n"
+	"the noise of the boots the runs come from: interleave A and B in\n"
+	"one boot where a module can be swapped, or boot A B A B with several\n"
+	"runs each; one boot a side is inconclusive unless tenfold. Exit\n"
+	"status: 0 no regression, 1 regression, 2 bad input or usage (also\n"
+	"runs that are not comparable), 3 inconclusive (more runs or boots\n"
 	"would settle it).\n"
 	"  A... -- B...      several runs per side (or -a A -a A2 -b B ...)\n"
+	"  --threshold ROW=PCT\n"
+	"                    the smallest change of ROW that counts (peak,\n"
+	"                    floor, mean, p50, p99, p99.9, max, requests/bio,\n"
+	"                    request size; rates, latency for the groups);\n"
+	"                    rates and latency 10 %, path 5 %, max 100 %\n"
 	"  --force           compare runs of another op, pattern, bs, qd,\n"
 	"                    region or device anyway\n"
 	"  --format email    plain text within 72 columns, for a mail\n"

@@ -18,6 +18,14 @@ struct spec {
 	unsigned int resets;
 	bool failed, cut;
 	uint64_t seed;
+	const char *boot_id;	/* "# boot_id:", none if NULL */
+	const char *modules;	/* "# path_modules:", none if NULL */
+	const char *usb_id;	/* VID:PID; base's if NULL */
+	const char *host_cpu;	/* "# host_cpu:" before the trailer */
+	double run_p50_us;	/* "# run_latency_us:" with this p50, if > 0 */
+	double tail_p50_us;	/* one more interval of one I/O at this p50 */
+	unsigned int scsi_err;	/* SCSI errors, one in each of the first */
+	const char *kmsg;	/* "# event:" lines, written as they are */
 };
 
 extern const struct spec base;

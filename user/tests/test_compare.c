@@ -44,7 +44,8 @@ static void write_trace(const char *path, const struct spec *sp)
 
 	if (!f)
 		abort();
-	fprintf(f, "%s\n# device: /dev/sdb\n# driver: %s\n# usb_speed: %s\n"
+	/* both runs in one boot: the rates are weighed against the runs */
+	fprintf(f, "%s\n# device: /dev/sdb\n# boot_id: 7f3e0c52-5b8d-4f4e-8a59-0c1d2e3f4a5b\n# driver: %s\n# usb_speed: %s\n"
 		"# max_sectors_kb: 512\n# queue_depth: 32\n# scheduler: none\n"
 		"# nomerges: 0\n%s\n", BF_TRACE_MAGIC, sp->driver, sp->speed,
 		BF_TRACE_HEADER);

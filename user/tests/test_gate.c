@@ -137,9 +137,9 @@ GATE(header_shows_setup)
 	o = slurp(self->out);
 	EXPECT_NE(NULL, strstr(o, "6.12.1")) TH_LOG("%s", o);
 	EXPECT_NE(NULL, strstr(o, "6.13.0-rc1"));
-	EXPECT_NE(NULL, strstr(o, "0bda:9210"));
-	EXPECT_NE(NULL, strstr(o, "f001"));
-	EXPECT_NE(NULL, strstr(o, "1B6Q"));
+	/* what is the same on both sides is named, not repeated */
+	EXPECT_NE(NULL, strstr(o, "the same on A and B: ")) TH_LOG("%s", o);
+	EXPECT_NE(NULL, strstr(o, "VID:PID, bcdDevice, firmware"));
 	EXPECT_NE(NULL, strstr(o, "0bda:9210:u"));
 	EXPECT_NE(NULL, strstr(o, "usb-storage"));
 }
@@ -224,14 +224,14 @@ GATE(several_runs)
 	EXPECT_EQ(1, run(self->out, args));
 	o = slurp(self->out);
 	EXPECT_NE(NULL, strstr(o, "floor")) TH_LOG("%s", o);
-	/* B 6 % slower, runs spread 30 %: inconclusive, with runs to settle */
+	/* B 12 % slower, runs spread 30 %: inconclusive, with runs to settle */
 	for (i = 0; i < 3; i++) {
 		s = base;
 		s.seed = 10 + i;
 		s.mbps = 300 * (1 + 0.15 * (i - 1));
 		write_trace(self->a[i], &s);
 		s.seed = 20 + i;
-		s.mbps = 282 * (1 + 0.15 * (1 - i));
+		s.mbps = 264 * (1 + 0.15 * (1 - i));
 		write_trace(self->b[i], &s);
 	}
 	EXPECT_EQ(3, run(self->out, args));
