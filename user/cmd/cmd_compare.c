@@ -724,6 +724,24 @@ static void count_why(struct bf_cmp_row *r)
 		 r->name, kb, r->nb, x, ka, r->na);
 }
 
+/*
+ * SCSI errors while no I/O of B failed: the midlayer retried the commands
+ * and they succeeded. (Which host and driver bytes the kernel logs only
+ * with scsi_logging_level set.)
+ */
+static void retried(const struct cmp *c, struct bf_cmp_row *r)
+{
+	size_t i, l = strlen(r->why);
+
+	if (strcmp(r->name, "scsi errors") || r->verdict != BF_CMP_WORSE)
+		return;
+	for (i = 0; i < c->nb; i++)
+		if (c->B[i]->rs.errors || c->B[i]->failed)
+			return;
+	snprintf(r->why + l, sizeof(r->why) - l,
+		 ": retried and recovered, no I/O error in B");
+}
+
 static void compute(struct cmp *c)
 {
 	size_t i;
@@ -734,8 +752,10 @@ static void compute(struct cmp *c)
 	find_facts(c);
 	c->verdict = bf_cmp_overall(c->row, c->nrow, &c->runs);
 	c->first = bf_cmp_first_to_settle(c->row, c->nrow);
-	for (i = 0; i < c->nrow; i++)
+	for (i = 0; i < c->nrow; i++) {
 		count_why(&c->row[i]);
+		retried(c, &c->row[i]);
+	}
 	/* the failed-run row said it as a number: the fact says why */
 	for (i = 0; i < c->nrow; i++)
 		if (!strcmp(c->row[i].name, "failed runs") &&

@@ -301,4 +301,26 @@ TEST_F(ab, zero_spread_in_words)
 	EXPECT_EQ(NULL, strstr(o, "inf")) TH_LOG("%s", o);
 }
 
+/*
+ * SCSI errors the midlayer retried, with no I/O error reaching the run:
+ * the verdict says they were retried and recovered.
+ */
+TEST_F(ab, scsi_errors_retried)
+{
+	struct spec sa = base, sb = base;
+	char *o;
+
+	sb.scsi_err = 3;
+	sides(self, 3, &sa, &sb);
+	EXPECT_EQ(1, compare(self));
+	o = slurp(self->out);
+	EXPECT_NE(NULL, strstr(o, "scsi errors in 3 of 3 B runs")) TH_LOG("%s", o);
+	EXPECT_NE(NULL, strstr(o, "retried and recovered")) TH_LOG("%s", o);
+	/* and when the run saw I/O errors too, it does not say so */
+	sb.errors = 1;
+	sides(self, 3, &sa, &sb);
+	EXPECT_EQ(1, compare(self));
+	EXPECT_EQ(NULL, strstr(slurp(self->out), "retried and recovered"));
+}
+
 TEST_HARNESS_MAIN
