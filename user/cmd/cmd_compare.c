@@ -973,9 +973,11 @@ static void boots_line(FILE *f, const struct cmp *c)
 	if (c->noboot)
 		fprintf(f, LABEL "not recorded in every run: A and B taken as boots of their own\n",
 			"boots");
+	else if (c->shared == c->nboots && c->nboots == 1)
+		fprintf(f, LABEL "A and B in one boot\n", "boots");
 	else if (c->shared == c->nboots)
-		fprintf(f, LABEL "A and B in the same %zu boot%s (interleaved)\n",
-			"boots", c->nboots, c->nboots > 1 ? "s" : "");
+		fprintf(f, LABEL "A and B in the same %zu boots\n", "boots",
+			c->nboots);
 	else
 		fprintf(f, LABEL "A in %zu, B in %zu, %zu shared\n", "boots",
 			ka, kb, c->shared);
