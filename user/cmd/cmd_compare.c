@@ -642,6 +642,12 @@ static void build_rows(struct cmp *c)
 		struct bf_cmp_row *st = add(c, "stalls", "", BF_CMP_COUNT,
 					    BF_CMP_HIGHER, 0, false);
 
+		/* what the kernel sent does not move with the host's load */
+		if (rpb)
+			rpb->load = false;
+		if (kib)
+			kib->load = false;
+
 		for (i = 0; st && i < nall; i++) {
 			struct run *r = nth(c, i, &b);
 			const struct bf_pathsum *p = &r->p;

@@ -17,7 +17,7 @@
 const struct spec base = {
 	"6.12.1", "write", "uas", "", 131072, 300, 0.03, 900, 0, 0, false,
 	false, 1, "2a1c1e44-0c4c-4d1e-9a8e-6b1f0f6b7a01", NULL, NULL, NULL, 0,
-	0, 0, NULL,
+	0, 0, NULL, 0,
 };
 
 static double jitter(uint64_t *st)
@@ -30,6 +30,7 @@ void write_trace(const char *path, const struct spec *sp)
 {
 	FILE *f = fopen(path, "w");
 	uint64_t st = sp->seed, total = 0;
+	double rpb = sp->rpb > 0 ? sp->rpb : 1;
 	unsigned int i;
 
 	if (!f)
@@ -56,11 +57,12 @@ void write_trace(const char *path, const struct spec *sp)
 
 		total += by;
 		fprintf(f, "%u,%u.000000,%u.000000,%llu,%llu,%u,%.3f,100.000,"
-			"%.3f,%.3f,%.3f,%.3f,%.3f,%llu,%llu,1.000,128.0,0,"
+			"%.3f,%.3f,%.3f,%.3f,%.3f,%llu,%llu,%.3f,%.1f,0,"
 			"0.950,32,%u,0,\n", i, i, i + 1, (unsigned long long)by,
 			ios, sp->errors, r, p99 / 3, p99 / 3, p99, p99 * 1.5,
-			p99 * 3, (unsigned long long)total, ios,
-			i < sp->scsi_err);
+			p99 * 3, (unsigned long long)total,
+			(unsigned long long)llround(ios * rpb), rpb,
+			sp->bs / 1024.0 / rpb, i < sp->scsi_err);
 		if (i == 20)
 			for (unsigned int k = 0; k < sp->resets; k++)
 				fprintf(f, "# event: 20.5%u reset sd 2:0:0:0: device reset\n",

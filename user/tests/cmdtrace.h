@@ -26,6 +26,7 @@ struct spec {
 	double tail_p50_us;	/* one more interval of one I/O at this p50 */
 	unsigned int scsi_err;	/* SCSI errors, one in each of the first */
 	const char *kmsg;	/* "# event:" lines, written as they are */
+	double rpb;		/* requests per bio; 1 if 0 */
 };
 
 extern const struct spec base;

@@ -323,4 +323,26 @@ TEST_F(ab, scsi_errors_retried)
 	EXPECT_EQ(NULL, strstr(slurp(self->out), "retried and recovered"));
 }
 
+/*
+ * What the kernel sent (requests per bio, request size) does not move with
+ * the host's load: a split 16 times finer is a regression across single
+ * boots, and when B was starved of CPU.
+ */
+TEST_F(ab, path_rows_are_not_boot_noise)
+{
+	struct spec sa = base, sb = base;
+	char *o;
+
+	sa.boot_id = BOOT1;
+	sb.boot_id = BOOT2;
+	sa.rpb = 2;
+	sb.rpb = 32;
+	sb.host_cpu = "steal_pct=0.0 thread_cpu_s=1.0 thread_wait_s=0.5 run_s=2.0";
+	sides(self, 3, &sa, &sb);
+	EXPECT_EQ(1, compare(self)) TH_LOG("%s", slurp(self->out));
+	o = slurp(self->out);
+	EXPECT_NE(NULL, strstr(o, "requests/bio 2 -> 32")) TH_LOG("%s", o);
+	EXPECT_NE(NULL, strstr(o, "B starved of CPU in 3 of 3 runs")) TH_LOG("%s", o);
+}
+
 TEST_HARNESS_MAIN
