@@ -365,6 +365,7 @@ suite "LAVA definitions" /usr/bin/python3 scripts/lava-check.py
 # selftests/config holds what the tests say they need; a missing option fails
 suite "selftests config" python3 scripts/config-check.py
 suite "selftests config check" python3 scripts/config-check.py --self-test
+suite "skip check" python3 scripts/skip-check.py --self-test
 suite "shards of the guest tests" python3 scripts/guest-shards.py --self-test
 suite "spec schema and structs" python3 selftests/kmod/spec_check.py
 # The blind evaluation set (classification.rst): its score is printed,
