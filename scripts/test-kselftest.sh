@@ -19,7 +19,8 @@
 # The tarball labs install (gen_tar) holds the same suite, with the quick
 # profile and the LAVA helper; in it, kselftest's KSELFTEST_<TEST>_ARGS
 # reach the test (lib.sh takes NAME=VALUE arguments) and ksft-profile.sh
-# quick runs exactly the tests the file quick lists. (Run as nobody, so
+# quick runs exactly the tests the file quick lists. (Run as nobody, from
+# a copy outside the checkout with the checkout hidden, so
 # that every test stops at require_guest's "needs root" skip, after
 # lib.sh read its arguments: nothing is loaded or written here.)
 # Last, a standalone build of a copy of selftests/ from inside another make
@@ -167,8 +168,11 @@ tarball=$out/tar/kselftest-packages/kselftest.tar.gz
 make -C "$tree/tools/testing/selftests" TARGETS=$target gen_tar \
 	INSTALL_PATH="$out/tar" >"$out/gen_tar.log" 2>&1
 st=$?
-untar=$out/untar
-rm -rf "$untar" && mkdir -p "$untar"
+# Unpacked where nobody may enter (results 9 and 10 run it as nobody):
+# not in the checkout, which may sit in a directory only root may enter
+# (root's home is 0700 on Debian).
+untar=$(mktemp -d /tmp/blkfloor-ksft.XXXXXX)
+trap 'rm -rf "$untar"' EXIT
 bad=0
 if [ $st = 0 ] && tar -xzf "$tarball" -C "$untar"; then
 	got=$("$untar/run_kselftest.sh" -l 2>&1 | sort)
@@ -183,11 +187,17 @@ fi
 result $bad "make ... gen_tar: a kselftest tarball whose run_kselftest.sh lists every test, with the quick profile and the LAVA helper"
 
 # asnobody CMD...: CMD as nobody, its output through a pipe nobody made
-# (run_kselftest.sh opens /dev/stdout, which nobody cannot on root's pipe).
+# (run_kselftest.sh opens /dev/stdout, which nobody cannot on root's pipe),
+# with the checkout hidden (an empty tmpfs over it, in a mount namespace
+# of its own): what a lab unpacks must need nothing of the checkout, and
+# a run that reached into it fails here in every clone, not only in one
+# under a directory nobody may enter.
 asnobody() {
 	chown -R 65534:65534 "$untar" &&
-	setpriv --reuid=65534 --regid=65534 --clear-groups \
-		bash -c 'set -o pipefail; env -i PATH=/usr/bin:/bin "$@" 2>&1 | cat' bash "$@"
+	unshare -m --propagation private bash -c '
+		mount -t tmpfs -o mode=0700 blkfloor-hidden "$0" || exit
+		exec setpriv --reuid=65534 --regid=65534 --clear-groups \
+			bash -c "set -o pipefail; env -i PATH=/usr/bin:/bin \"\$@\" 2>&1 | cat" bash "$@"' "$top" "$@"
 }
 bad=0
 o=$(asnobody KSELFTEST_BASIC_001_ARGS="BLKFLOOR_TEST_DEV=/dev/blkfloor-ksft-arg BLKFLOOR_TEST_DEV_ID=ksft-id" \

@@ -191,6 +191,45 @@ bf_ynl() {
 	fi
 	"${BF_YNL_CMD[@]}" "$@"
 }
+# for_others [PROG...]: for a test that runs the CLI, the YNL CLI or
+# helper programs as another user (nobody, setpriv): copies of them in a
+# directory anyone may enter, BF_OTHERS_DIR, removed at exit:
+# BLKFLOOR_OTHERS (the CLI), BF_YNL_OTHERS (as BF_YNL_CMD, an array; empty
+# without ynl) and $BF_OTHERS_DIR/NAME for each PROG. The checkout may sit in a
+# directory only root may enter (root's home is 0700 on Debian), where
+# that user reaches nothing of it. Call it directly (not in $(...)).
+BLKFLOOR_OTHERS= BF_YNL_OTHERS=() BF_OTHERS_DIR=
+for_others() {
+	local d i
+	d=$(mktemp -d) || fail "for_others: mktemp"
+	on_exit "rm -rf $d"
+	chmod 0755 "$d"
+	BF_OTHERS_DIR=$d
+	cp "$BLKFLOOR" "$d/blkfloor" || fail "for_others: cannot copy $BLKFLOOR"
+	for i in "$@"; do
+		cp "$i" "$d/" || fail "for_others: cannot copy $i"
+	done
+	BLKFLOOR_OTHERS=$d/blkfloor
+	BF_YNL_OTHERS=()
+	[ -n "$BLKFLOOR_YNL" ] || return 0
+	case $BLKFLOOR_YNL in
+	*.py)	# (cli.py imports lib/ next to it: 6.12's tree; pyynl/cli.py
+		# from 6.14 imports pyynl/lib/)
+		mkdir -p "$d/ynl" &&
+		cp -r "${BLKFLOOR_YNL%/*}"/. "$d/ynl/" || fail "for_others: cannot copy the YNL CLI"
+		chmod -R a+rX "$d/ynl" ;;
+	esac
+	cp "$BLKFLOOR_SPEC" "$d/blkfloor.yaml" || fail "for_others: cannot copy the spec"
+	chmod a+r "$d/blkfloor.yaml"
+	for i in "${BF_YNL_CMD[@]}"; do
+		case $i in
+		"$BLKFLOOR_YNL") [[ $i == *.py ]] && i=$d/ynl/${BLKFLOOR_YNL##*/} ;;
+		"$BLKFLOOR_SPEC") i=$d/blkfloor.yaml ;;
+		esac
+		BF_YNL_OTHERS+=("$i")
+	done
+}
+
 # have_ynl WHAT: true when the YNL CLI is there; else WHAT is not run: a
 # failure in the rig (make check extracts it), a diagnostic elsewhere.
 have_ynl() {
