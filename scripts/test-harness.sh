@@ -29,7 +29,9 @@
 #   - a mostly-skipped rig run is red: in a (fake) rig, tests whose
 #     null_blk or command is missing fail instead of skipping, the same
 #     tests skip outside the rig, and a plain skip that
-#     selftests/skips-allowed does not list fails scripts/skip-check.py.
+#     selftests/skips-allowed does not list fails scripts/skip-check.py;
+#   - outside the rig, with blkfloor not installed, the suite skips once
+#     (a skipped plan with the reason), not once per test.
 # No guest boots here: the rig's own breakages (a broken rig, a panic, a
 # crash or a hang while booting, a wedged QEMU, two guests at once) are
 # scripts/test-rig.sh's, in make check-rig.
@@ -39,7 +41,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 echo "KTAP version 1"
-echo "1..11"
+echo "1..12"
 n=0 rc=0
 result() { # status description
 	n=$((n + 1))
@@ -171,6 +173,10 @@ result $? "kunit_parser.py reads run-guest.sh's log (a timeout included) and an 
 mkdir -p "$suite/tests/y" "$suite/bin"
 cp selftests/lib.sh "$suite/"
 printf '#!/bin/sh\nexit 1\n' > "$suite/bin/modprobe"
+# (outside the rig, blkfloor counts as installed: a CLI and a module
+# modinfo finds)
+printf '#!/bin/sh\nexit 0\n' > "$suite/bin/modinfo"
+chmod +x "$suite/bin/modinfo"
 for t in "001 nullb_create nb0 size=1" "002 require_cmd no-such-command-here" \
 	 "003 require_rig_disk uas" "004 skip \"some reason nobody listed\""; do
 	printf '#!/bin/bash\n# SPDX-License-Identifier: GPL-2.0\n# %s\n. "$(dirname "$0")/../../lib.sh"\n%s\n' \
@@ -181,7 +187,7 @@ chmod +x "$suite/bin/modprobe" "$suite/tests/y/"*
 PATH=$suite/bin:$PATH BLKFLOOR_VM_DIR=$suite BLKFLOOR_RIG= TMPDIR=$suite \
 	"$suite/run-guest.sh" -t 30 'y/*' > "$tmp/skiprig" 2>&1
 st=$?
-env -u BLKFLOOR_VM_DIR PATH="$suite/bin:$PATH" TMPDIR=$suite \
+env -u BLKFLOOR_VM_DIR PATH="$suite/bin:$PATH" TMPDIR=$suite BLKFLOOR=/bin/true \
 	"$suite/run-guest.sh" -t 30 'y/*' > "$tmp/skipout" 2>&1
 diag "$(cat "$tmp/skiprig")" "$(cat "$tmp/skipout")"
 out=$(python3 scripts/skip-check.py selftests/skips-allowed \
@@ -193,6 +199,16 @@ diag "$out"
 	grep -q '^ok 1 y/001 # SKIP null_blk is not available' "$tmp/skipout" &&
 	grep -q '^ok 2 y/002 # SKIP no-such-command-here is not installed' "$tmp/skipout"
 result $? "in the rig a missing null_blk, command or disk fails the test; outside the rig it skips"
+# Outside the rig with blkfloor not installed, no test can run: the suite
+# says so once (a skipped plan), not once per test.
+rm "$suite/bin/modinfo"
+env -u BLKFLOOR_VM_DIR -u BLKFLOOR PATH="$suite/bin:$PATH" TMPDIR=$suite \
+	"$suite/run-guest.sh" -t 30 'y/*' > "$tmp/skiponce" 2>&1
+st=$?
+diag "$(cat "$tmp/skiponce")" "exit $st"
+[ $st = 4 ] && grep -qx '1\.\.0 # SKIP blkfloor is not installed .*' "$tmp/skiponce" &&
+	! grep -qE '^(not )?ok ' "$tmp/skiponce" && [ "$(counts "$tmp/skiponce")" = "0 0 0" ]
+result $? "outside the rig, with blkfloor not installed, the suite skips once, saying why"
 [ $st2 != 0 ] && printf '%s\n' "$out" | grep -q 'y/004 skipped, not allowed'
 result $? "a skip that selftests/skips-allowed does not list fails make check (scripts/skip-check.py)"
 

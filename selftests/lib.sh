@@ -239,17 +239,27 @@ have_ynl() {
 	return 1
 }
 
+# blkfloor_unavailable: why no test can run here, or nothing: not root, or
+# (outside the rig) blkfloor not installed. run-guest.sh asks it once for
+# the whole suite, require_guest in each test.
+blkfloor_unavailable() {
+	if [ "$EUID" != 0 ]; then
+		echo "needs root"
+	elif ! in_rig && { [ -z "$BLKFLOOR" ] || [ ! -x "$BLKFLOOR" ] ||
+	     { [ ! -d /sys/module/blkfloor ] && ! modinfo blkfloor >/dev/null 2>&1; }; }; then
+		echo "blkfloor is not installed (no blkfloor module for $(uname -r) or no blkfloor CLI in PATH): make install"
+	fi
+}
+
 # require_guest: what every test needs: root, the CLI and the module.
 # (The name is historical: tests that only make their own devices run
 # anywhere.) Outside the rig the tests run against the installed blkfloor
 # (module through modprobe, CLI in $PATH); where it is not installed every
 # test skips with the one reason "blkfloor is not installed".
 require_guest() {
-	[ "$EUID" = 0 ] || skip "needs root"
-	if ! in_rig && { [ -z "$BLKFLOOR" ] || [ ! -x "$BLKFLOOR" ] ||
-	     { [ ! -d /sys/module/blkfloor ] && ! modinfo blkfloor >/dev/null 2>&1; }; }; then
-		skip "blkfloor is not installed (no blkfloor module for $(uname -r) or no blkfloor CLI in PATH): make install"
-	fi
+	local why
+	why=$(blkfloor_unavailable)
+	[ -z "$why" ] || skip "$why"
 	[ -n "$BLKFLOOR" ] && [ -x "$BLKFLOOR" ] ||
 		rig_fault "no blkfloor CLI (make -C user, or install it, or set BLKFLOOR=)"
 	return 0
