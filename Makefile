@@ -87,6 +87,11 @@ check-rig:
 check-debug:
 	@scripts/debug-kernel.sh
 
+# Not part of check: a real driver A/B, uas.ko variants built from
+# linux-source-6.12 and compared in 6.12 guests (~5 minutes).
+check-ab:
+	@scripts/check-ab.sh
+
 demo:
 	@scripts/demo.sh
 
@@ -120,4 +125,4 @@ clean:
 	$(MAKE) -C user clean
 	rm -rf $(BUILD)
 
-.PHONY: all module cli nlgen ksrc deps check check-rig check-debug demo bench profile install uninstall clean
+.PHONY: all module cli nlgen ksrc deps check check-rig check-debug check-ab demo bench profile install uninstall clean
