@@ -8,9 +8,11 @@
 # writes, QD4) or "r" (4 KiB random reads, QD1); each run is 2 s in
 # 250 ms intervals, its trace OUTDIR/NAME.trace. The module is swapped
 # only when a step names another one than the step before.
-. selftests/lib.sh
 out=$1
 shift
+steps=("$@")
+set --		# lib.sh reads its own arguments (NAME=VALUE)
+. selftests/lib.sh
 modprobe blkfloor || exit 1
 loaded=
 disk=
@@ -31,7 +33,7 @@ use_uas() {
 	return 1
 }
 
-for step in "$@"; do
+for step in "${steps[@]}"; do
 	IFS=: read -r name mod load <<<"$step"
 	use_uas "$mod" || exit 1
 	case $load in
