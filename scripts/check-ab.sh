@@ -82,7 +82,7 @@ result() { # ok? name
 booted=0
 vm 1 "${steps[@]}" && vm 2 "${steps2[@]}" && vm 3 "${steps3[@]}" && booted=1
 if [ $booted = 0 ]; then
-	tail -20 "$out"/boot*.log | sed 's/^/# /'
+	tail -n 20 "$out"/boot*.log | sed 's/^/# /'
 fi
 result $((1 - booted)) "three boots ran every step"
 
