@@ -88,7 +88,7 @@ check-debug:
 	@scripts/debug-kernel.sh
 
 # Not part of check: a real driver A/B, uas.ko variants built from
-# linux-source-6.12 and compared in 6.12 guests (~5 minutes).
+# linux-source-6.12 and compared in 6.12 guests (about 10 minutes).
 check-ab:
 	@scripts/check-ab.sh
 

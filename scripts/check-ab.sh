@@ -16,8 +16,9 @@
 # Across single boots a rate or latency change is inconclusive by design
 # (the noise between boots is unknown), so v2 across boots must only not
 # be called "no regression". KTAP on standard output; the emails of the
-# interleaved v1 and v2 comparisons as diagnostics. Takes ~5 minutes
-# under TCG: not part of make check.
+# interleaved v1 and v2 comparisons as diagnostics. About 10 minutes
+# under TCG with the variants built (2.5 more to build them): not part
+# of make check.
 cd "$(dirname "$0")/.." || exit 2
 kver=${AB_KVER:-6.12.118+deb12-amd64}
 vdir=build/uas-ab
