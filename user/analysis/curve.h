@@ -75,19 +75,38 @@ int bf_format_parse(const char *s, enum bf_format *f);
  * @format: in: the format to read, or BF_FORMAT_AUTO; out: the one used
  * @guessed: the format was guessed from the content
  * @warn: problems that did not stop the load (gaps, dropped intervals, a
- *	  trace without an end state), "; "-separated, or empty
+ *	  trace without an end state, a failed run, a cut last line), one
+ *	  a line ('\n'-separated), or empty
+ * @op: the direction of the curve: a trace's "# op:", the fio log's
+ *	direction read ("read", "write", "trim"); "" when not known (CSV)
+ * @ended: a trace's trailer ("# state:") was read
+ * @failed: the trace says "# state: failed" (its errno in @err_no)
+ * @cut: a trace's last line had no newline (its writer was killed in the
+ *	 middle of it) and was left out
+ * @err_no: a trace's "# errno:", 0 if none
+ * @units: the units of a CSV's columns as read ("s, MB/s", or those its
+ *	   header names: "ms, MiB/s"), "" for the other formats
  */
 struct bf_load {
 	enum bf_format format;
 	bool guessed;
-	char warn[256];
+	char warn[512];
+	char op[16];
+	char units[32];
+	bool ended, failed, cut;
+	long err_no;
 };
 
 /*
  * Load a curve from @path ("-" is standard input) in @ld->format, or in
  * the format guessed from the content. Numbers must be finite, in range,
- * decimal with a point; times must increase. Returns 0, or a negative
- * errno with a one-line reason in @err.
+ * decimal with a point; times must increase. A UTF-8 byte order mark is
+ * skipped; a CSV header naming units (s, ms, MB/s, MiB/s, KiB/s, ...) is
+ * read in them, an unknown unit refused; a fio log with Unix epoch times
+ * (log_unix_epoch) is read from its first sample on. A failed or
+ * truncated trace is read up to where it ends, with a warning. Returns 0,
+ * or a negative errno with a one-line reason in @err and @ser left
+ * empty (freed).
  */
 int bf_series_load_as(const char *path, struct bf_load *ld,
 		      struct bf_series *ser, char *err, size_t errlen);

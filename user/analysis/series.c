@@ -9,16 +9,21 @@
  *    "msec, KiB/s, ddir, bs[, offset...]", msec being the END of the
  *    averaging window and KiB/s 1024 B/s; writes (ddir 1) are taken when
  *    present, otherwise whichever direction the log holds;
+ *    Times since the start of the job, or Unix epoch milliseconds
+ *    (log_unix_epoch), then read from the first sample on;
  *  - two columns, seconds and MB/s, '#' comments, an optional non-numeric
- *    header. Times are taken as interval ends, or as interval starts when
- *    the first one is 0.
+ *    header whose units are honoured ("time_ms", "MiB/s", "rate (KiB/s)").
+ *    Times are taken as interval ends, or as interval starts when the
+ *    first one is 0.
  *
  * The format is given (--format) or guessed from the content, and the guess
  * is reported. Nothing is read silently wrong: a number that is not a
  * finite decimal in range, a decimal comma, time going backwards, a trace
- * whose bytes_total decreases or whose run failed are errors; gaps, dropped
- * intervals and a trace without an end state are warnings. The input is
- * read once, front to back, so a pipe works.
+ * whose bytes_total decreases, binary data and a unit not known are
+ * errors; gaps, dropped intervals, a trace without an end state, a cut
+ * last line and a failed run are warnings (the curve is the run up to
+ * where it ended). A UTF-8 byte order mark is skipped. The input is read
+ * once, front to back, so a pipe works.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -194,7 +199,9 @@ struct lines {
 	size_t cap;
 	long no;		/* line number of the last line returned */
 	bool pending;		/* buf holds a line not yet returned */
+	bool nonl;		/* the last line returned had no newline */
 	int err;		/* errno of a read error, or 0 */
+	int binary;		/* a byte no text has (+1), 0 if none */
 };
 
 static void chomp(char *s)
@@ -205,20 +212,47 @@ static void chomp(char *s)
 		s[--l] = '\0';
 }
 
-/* The next line without its newline, or NULL at the end or on an error. */
+/* A byte that no text line holds (NUL, a control character), or -1. */
+static int binary_byte(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = s[i];
+
+		if ((c < ' ' && c != '\t' && c != '\n' && c != '\r' &&
+		     c != '\f' && c != '\v') || c == 0x7f)
+			return c;
+	}
+	return -1;
+}
+
+/*
+ * The next line without its newline, or NULL at the end or on an error
+ * (a read error, or binary data: L->binary).
+ */
 static char *next_line(struct lines *L)
 {
+	ssize_t n;
+	int b;
+
 	if (L->pending) {
 		L->pending = false;
 		return L->buf;
 	}
 	errno = 0;
-	if (getline(&L->buf, &L->cap, L->f) < 0) {
+	n = getline(&L->buf, &L->cap, L->f);
+	if (n <= 0) {
 		if (ferror(L->f))
 			L->err = errno ? errno : EIO;
 		return NULL;
 	}
 	L->no++;
+	L->nonl = L->buf[n - 1] != '\n';
+	b = binary_byte(L->buf, (size_t)n);
+	if (b >= 0) {
+		L->binary = b + 1;
+		L->err = EILSEQ;
+		return NULL;
+	}
 	chomp(L->buf);
 	return L->buf;
 }
@@ -335,9 +369,9 @@ static void warn(struct bf_load *ld, const char *fmt, ...)
 	size_t l = strlen(ld->warn);
 	va_list ap;
 
-	if (l && l + 2 < sizeof(ld->warn)) {
-		strcpy(ld->warn + l, "; ");
-		l += 2;
+	if (l && l + 1 < sizeof(ld->warn)) {
+		strcpy(ld->warn + l, "\n");
+		l += 1;
 	}
 	va_start(ap, fmt);
 	vsnprintf(ld->warn + l, sizeof(ld->warn) - l, fmt, ap);
@@ -464,6 +498,19 @@ out:
 	return ret;
 }
 
+/* "# op: write" into @ld->op */
+static void trace_op(const char *v, struct bf_load *ld)
+{
+	size_t l;
+
+	while (*v == ' ')
+		v++;
+	snprintf(ld->op, sizeof(ld->op), "%s", v);
+	l = strlen(ld->op);
+	while (l && ld->op[l - 1] == ' ')
+		ld->op[--l] = '\0';
+}
+
 static int read_trace(struct lines *L, struct bf_load *ld,
 		      struct bf_series *ser, char *err, size_t errlen)
 {
@@ -477,7 +524,14 @@ static int read_trace(struct lines *L, struct bf_load *ld,
 	if (!line || strncmp(line, "# blkfloor-trace", 16))
 		FAIL("not a blkfloor trace (the first line is not '# blkfloor-trace v1')");
 	while ((line = next_line(L))) {
+		if (L->nonl) {
+			/* the last line, cut by a writer killed inside it */
+			ld->cut = true;
+			continue;
+		}
 		if (line[0] == '#') {
+			if (!strncmp(line, "# op:", 5))
+				trace_op(line + 5, ld);
 			trace_meta(line, &ts);
 			continue;
 		}
@@ -485,7 +539,7 @@ static int read_trace(struct lines *L, struct bf_load *ld,
 			continue;
 		if (!header) {
 			if (trace_header(line, &c))
-				FAIL("line %ld: trace header lacks start_s, end_s or bytes/MBps",
+				FAIL("line %ld: no column header line (index,start_s,end_s,bytes,...) before the intervals, or one without start_s, end_s or bytes/MBps",
 				     L->no);
 			header = true;
 			continue;
@@ -495,12 +549,18 @@ static int read_trace(struct lines *L, struct bf_load *ld,
 	if (L->err)
 		goto out;
 	if (!header)
-		FAIL("trace has no header line");
+		FAIL("trace has no column header line (index,start_s,end_s,...)");
 	if (bf_series_finish(ser))
 		FAIL("out of memory");
+	ld->ended = ts.ended;
+	ld->failed = ts.failed;
+	ld->err_no = ts.err_no;
 	if (ts.failed)
-		FAIL("the run failed (# state: failed, errno %ld): its curve is a broken run, not the drive's",
-		     ts.err_no);
+		warn(ld, "the run failed (errno %ld%s%s): the curve ends where it failed",
+		     ts.err_no, ts.err_no < 0 ? ", " : "",
+		     ts.err_no < 0 ? strerror((int)-ts.err_no) : "");
+	if (ld->cut)
+		warn(ld, "the last line is cut (its writer was killed in the middle of it) and left out");
 	if (ts.gaps)
 		warn(ld, "%u gap%s between intervals (%.1f s in all)", ts.gaps,
 		     ts.gaps > 1 ? "s" : "", ts.gap_s);
@@ -584,19 +644,134 @@ static int finish(struct builder *b, char *err, size_t errlen)
 	return ret;
 }
 
-/* Does this first data line look like a fio log? (the guess) */
+/*
+ * Does this first data line look like a fio log? (the guess) fio writes
+ * "msec, value, ddir, bs" and, in newer versions, the offset and the
+ * priority after them: four to six fields.
+ */
 static bool looks_fio(char **fld, int nf)
 {
 	double v[4];
 	int j;
 
-	if (nf < 4)
+	if (nf < 4 || nf > 6)
 		return false;
 	for (j = 0; j < 4; j++)
 		if (!is_num(fld[j], &v[j]))
 			return false;
 	return v[2] == floor(v[2]) && v[2] >= 0 && v[2] <= 2 &&
 	       v[0] == floor(v[0]);
+}
+
+/* ---- units named in a CSV header ------------------------------------------ */
+
+struct hunit {
+	const char *name;
+	double scale;		/* to seconds, or to MB/s */
+};
+
+static const struct hunit time_units[] = {
+	{ "s", 1 }, { "sec", 1 }, { "secs", 1 }, { "second", 1 },
+	{ "seconds", 1 }, { "ms", 1e-3 }, { "msec", 1e-3 }, { "us", 1e-6 },
+	{ "usec", 1e-6 }, { "\xc2\xb5s", 1e-6 }, { "ns", 1e-9 },
+	{ "min", 60 }, { "h", 3600 },
+	{ NULL, 0 },
+};
+
+/* As sizes are read: kB (KB), MB, GB powers of 1000, KiB... of 1024. */
+static const struct hunit rate_units[] = {
+	{ "B/s", 1e-6 }, { "kB/s", 1e-3 }, { "KB/s", 1e-3 }, { "MB/s", 1 },
+	{ "GB/s", 1e3 }, { "KiB/s", 1024 / 1e6 }, { "MiB/s", 1048576 / 1e6 },
+	{ "GiB/s", 1073741824 / 1e6 },
+	{ NULL, 0 },
+};
+
+static const struct hunit *find_hunit(const struct hunit *u, const char *n)
+{
+	for (; u->name; u++)
+		if (!strcmp(u->name, n))
+			return u;
+	return NULL;
+}
+
+/*
+ * The unit a header field names, into @u: "time (s)", "t [ms]", "time_ms",
+ * "rate_MiB/s", "MBps" (read as MB/s), "seconds". Returns whether it names
+ * one: a bracketed word, a word with '/', one ending in "ps", or a known
+ * unit after the last '_' or blank. "time" and "rate" name none.
+ */
+static bool field_unit(const char *fld, char *u, size_t len)
+{
+	const char *open = strpbrk(fld, "(["), *p;
+	size_t l;
+	bool named;
+
+	if (open) {
+		p = open + 1;
+		l = strcspn(p, ")]");
+		named = true;
+	} else {
+		p = fld + strlen(fld);
+		while (p > fld && p[-1] != '_' && p[-1] != ' ')
+			p--;
+		l = strlen(p);
+		named = strchr(p, '/') || (l > 2 && !strcmp(p + l - 2, "ps"));
+	}
+	snprintf(u, len, "%.*s", (int)l, p);
+	l = strlen(u);
+	/* "MBps" and "MB/sec" are "MB/s" */
+	if (l > 2 && !strcmp(u + l - 2, "ps") && !strchr(u, '/') && l + 1 < len)
+		strcpy(u + l - 2, "/s");
+	else if (l > 4 && !strcmp(u + l - 4, "/sec"))
+		u[l - 2] = '\0';
+	return named || find_hunit(time_units, u) || find_hunit(rate_units, u);
+}
+
+/* ---- fio bandwidth log and two-column CSV ------------------------------- */
+
+struct columns {
+	bool first;		/* no line read yet */
+	bool fio;
+	bool header;		/* a header line was read */
+	bool any;		/* a data line was read */
+	double tscale, rscale;	/* the header's units to seconds and MB/s */
+	const char *tunit, *runit;
+	bool epoch;		/* fio times are Unix epoch milliseconds */
+	double t0;		/* ... of the first sample */
+};
+
+/* A non-numeric first line: the column names, maybe with units. */
+static int header_line(char **fld, int nf, long no, struct columns *cs,
+		       char *err, size_t errlen)
+{
+	const struct hunit *h;
+	char u[32];
+	int ret = 0, i;
+
+	cs->header = true;
+	for (i = 0; i < nf; i++)
+		if (!strcmp(fld[i], "start_s") || !strcmp(fld[i], "end_s"))
+			FAIL("line %ld: a blkfloor trace's column header without the trace's first line '# blkfloor-trace v1'",
+			     no);
+	for (i = 0; i < nf && i < 2; i++) {
+		if (!field_unit(fld[i], u, sizeof(u)))
+			continue;
+		h = find_hunit(i ? rate_units : time_units, u);
+		if (!h)
+			FAIL("line %ld: the header's unit '%s' (column '%.40s') is not known: %s",
+			     no, u, fld[i], i ?
+			     "rates in B/s, kB/s, MB/s, GB/s, KiB/s, MiB/s or GiB/s" :
+			     "times in s, ms, us, ns, min or h");
+		if (i) {
+			cs->rscale = h->scale;
+			cs->runit = h->name;
+		} else {
+			cs->tscale = h->scale;
+			cs->tunit = h->name;
+		}
+	}
+out:
+	return ret;
 }
 
 /* Skip blanks and one comma or semicolon between them. */
@@ -693,31 +868,42 @@ static bool fast_line(const char *line, bool fio, double *t, double *v,
 	return *p == ',' && *sep(p);	/* a fourth field follows */
 }
 
-static int column_line(char *line, long no, bool fio, bool *first,
+/* Epoch milliseconds from 1973 on: no job runs for that long. */
+#define BF_EPOCH_MS	1e11
+
+static int column_line(char *line, long no, struct columns *cs,
 		       struct builder *B, char *err, size_t errlen)
 {
-	char *fld[MAXF];
+	char *fld[MAXF], copy[512];
 	double t, v, d = 0;
+	bool fio = cs->fio;
 	int nf, ret = 0;
 
 	if (fast_line(line, fio, &t, &v, &d)) {
-		*first = false;
+		cs->first = false;
 		goto checks;
 	}
 
 	if (!fio && strchr(line, ';') && strchr(line, ','))
 		FAIL("line %ld: a decimal comma? numbers need a decimal point ('%.40s')",
 		     no, line);
+	snprintf(copy, sizeof(copy), "%s", line);
 	nf = split(line, fld, MAXF, false);
-	if (*first && !fio && nf >= 1 && !is_num(fld[0], &t) &&
+	if (cs->first && !fio && nf >= 1 && !is_num(fld[0], &t) &&
 	    parse_num(fld[0], &t) == NUM_BAD) {
-		*first = false;		/* a header line */
-		return 0;
+		cs->first = false;
+		/* names may hold blanks: "time (s), rate (MiB/s)" */
+		if (strchr(copy, ','))
+			nf = split(copy, fld, MAXF, true);
+		return header_line(fld, nf, no, cs, err, errlen);
 	}
-	*first = false;
+	cs->first = false;
 	if (fio && nf < 4)
 		FAIL("line %ld: not a fio bandwidth log line (msec, KiB/s, ddir, bs)",
 		     no);
+	if (!fio && nf != 2 && !cs->any && !cs->header)
+		FAIL("line %ld: %d fields and no header line: not two columns (seconds, MB/s) nor a fio bandwidth log (msec, KiB/s, ddir, bs: 4 to 6 fields); a blkfloor trace starts with '# blkfloor-trace v1'",
+		     no, nf);
 	if (!fio && nf != 2)
 		FAIL("line %ld: expected two numbers, seconds and MB/s, found %d fields%s",
 		     no, nf, nf == 4 && strchr(line, ',') ?
@@ -732,9 +918,21 @@ checks:
 	if (fio && (d != 0 && d != 1 && d != 2))
 		FAIL("line %ld: ddir %g is not 0, 1 or 2", no, d);
 	if (fio) {
-		t /= 1000;
+		/* log_unix_epoch: the curve starts at the first sample */
+		if (!cs->any && t >= BF_EPOCH_MS) {
+			cs->epoch = true;
+			cs->t0 = t;
+		}
+		if (cs->epoch && t < cs->t0)
+			FAIL("line %ld: time goes backwards (%.0f ms after %.0f)",
+			     no, t, cs->t0);
+		t = (t - cs->t0) / 1000;
 		v *= 1024 / 1e6;	/* KiB/s to MB/s */
+	} else {
+		t *= cs->tscale;
+		v *= cs->rscale;
 	}
+	cs->any = true;
 	if (v > BF_RATE_MAX || t > BF_TIME_MAX)
 		FAIL("line %ld: %g MB/s at %g s is out of range", no, v, t);
 	B[(int)d].fio = fio;
@@ -746,9 +944,12 @@ out:
 static int read_columns(struct lines *L, struct bf_load *ld,
 			struct bf_series *ser, char *err, size_t errlen)
 {
+	static const char *const dir_name[3] = { "read", "write", "trim" };
 	struct builder B[3] = { { .ser = { 0 } } };
-	bool first = true, fio = false;
+	struct columns cs = { .first = true, .tscale = 1, .rscale = 1,
+			      .tunit = "s", .runit = "MB/s" };
 	int ret = 0, want = -1, i;
+	bool fio = false;
 	char *line;
 
 	while ((line = next_line(L))) {
@@ -762,8 +963,8 @@ static int read_columns(struct lines *L, struct bf_load *ld,
 				     BF_FORMAT_FIO : BF_FORMAT_CSV;
 			ld->guessed = true;
 		}
-		fio = ld->format == BF_FORMAT_FIO;
-		TRY(column_line(line, L->no, fio, &first, B, err, errlen));
+		fio = cs.fio = ld->format == BF_FORMAT_FIO;
+		TRY(column_line(line, L->no, &cs, B, err, errlen));
 		for (i = 0; want < 0 && i < 3; i++)
 			if (B[i].any)
 				want = i;
@@ -777,6 +978,11 @@ static int read_columns(struct lines *L, struct bf_load *ld,
 			B[want].start_mode < 2)
 		FAIL("fewer than two samples%s", fio && want >= 0 ?
 		     " in that direction" : "");
+	if (fio)
+		snprintf(ld->op, sizeof(ld->op), "%s", dir_name[want]);
+	else
+		snprintf(ld->units, sizeof(ld->units), "%s, %s", cs.tunit,
+			 cs.runit);
 	TRY(finish(&B[want], err, errlen));
 	if (!ser->n) {
 		bf_series_free(ser);
@@ -803,10 +1009,20 @@ int bf_series_read_as(FILE *f, struct bf_load *ld, struct bf_series *ser,
 	int ret;
 
 	ld->warn[0] = '\0';
-	ld->guessed = false;
+	ld->op[0] = ld->units[0] = '\0';
+	ld->guessed = ld->ended = ld->failed = ld->cut = false;
+	ld->err_no = 0;
 	line = next_line(&L);
-	if (line)
+	if (line) {
 		L.pending = true;
+		/* a UTF-8 byte order mark, as some editors write one */
+		if (!strncmp(line, "\xef\xbb\xbf", 3))
+			memmove(line, line + 3, strlen(line + 3) + 1);
+	} else if (!L.err) {
+		snprintf(err, errlen, "the file is empty");
+		free(L.buf);
+		return -EINVAL;
+	}
 	if (ld->format == BF_FORMAT_AUTO && line &&
 	    !strncmp(line, "# blkfloor-trace", 16)) {
 		ld->format = BF_FORMAT_TRACE;
@@ -816,12 +1032,19 @@ int bf_series_read_as(FILE *f, struct bf_load *ld, struct bf_series *ser,
 		ret = read_trace(&L, ld, ser, err, errlen);
 	else
 		ret = read_columns(&L, ld, ser, err, errlen);
-	if (L.err) {
+	if (L.binary) {
+		snprintf(err, errlen, "binary data (byte 0x%02x on line %ld): not a blkfloor trace, a fio bandwidth log or a CSV",
+			 L.binary - 1, L.no);
+		ret = -EINVAL;
+	} else if (L.err) {
 		snprintf(err, errlen, "read error after line %ld: %s", L.no,
 			 strerror(L.err));
 		ret = -L.err;
 	}
 	free(L.buf);
+	/* nothing half read stays behind */
+	if (ret)
+		bf_series_free(ser);
 	return ret;
 }
 
@@ -837,7 +1060,7 @@ int bf_series_load_as(const char *path, struct bf_load *ld,
 {
 	bool std = !strcmp(path, "-");
 	FILE *f = std ? stdin : fopen(path, "r");
-	char why[224];
+	char why[320];
 	struct stat st;
 	int ret;
 
@@ -847,7 +1070,7 @@ int bf_series_load_as(const char *path, struct bf_load *ld,
 		return ret;
 	}
 	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "%s: %s", path, strerror(EISDIR));
+		snprintf(err, errlen, "%s: is a directory", path);
 		if (!std)
 			fclose(f);
 		return -EISDIR;

@@ -92,7 +92,7 @@ TEST(format_forced_or_guessed)
 	EXPECT_FALSE(ld.guessed);
 	bf_series_free(&ser);
 	/* forced to CSV: four columns are not seconds,MB/s */
-	EXPECT_TRUE(refused(four, BF_FORMAT_CSV, "two numbers"));
+	EXPECT_TRUE(refused(four, BF_FORMAT_CSV, "two columns"));
 	/* forced to trace: no magic line */
 	EXPECT_TRUE(refused(four, BF_FORMAT_TRACE, "blkfloor-trace"));
 	ASSERT_EQ(0, load_as("1,100\n2,100\n3,100\n", BF_FORMAT_AUTO, &ld,
@@ -115,11 +115,6 @@ TEST(broken_own_traces)
 			    IV(1, 1, 2, 100000000, x, 200000000)
 			    IV(2, 2, 3, 100000000, 100, 300000000),
 			    BF_FORMAT_AUTO, "MBps"));
-	EXPECT_TRUE(refused(TRACE_HEAD IV(0, 0, 1, 100000000, 100, 100000000)
-			    IV(1, 1, 2, 100000000, 100, 200000000)
-			    IV(2, 2, 3, 100000000, 100, 300000000)
-			    "# state: failed\n# errno: -5\n# dropped: 0\n",
-			    BF_FORMAT_AUTO, "failed"));
 }
 
 TEST(trace_warnings)
@@ -143,6 +138,126 @@ TEST(trace_warnings)
 			     IV(2, 2, 3, 100000000, 100, 300000000),
 			     BF_FORMAT_AUTO, &ld, &ser, err));
 	EXPECT_NE(NULL, strstr(ld.warn, "state"));
+	EXPECT_FALSE(ld.ended);
+	bf_series_free(&ser);
+	/* a failed run: its curve up to the failure, said */
+	ASSERT_EQ(0, load_as(TRACE_HEAD IV(0, 0, 1, 100000000, 100, 100000000)
+			     IV(1, 1, 2, 100000000, 100, 200000000)
+			     IV(2, 2, 3, 100000000, 100, 300000000)
+			     "# state: failed\n# errno: -5\n# dropped: 0\n",
+			     BF_FORMAT_AUTO, &ld, &ser, err));
+	EXPECT_EQ(3UL, ser.n);
+	EXPECT_TRUE(ld.failed);
+	EXPECT_EQ(-5, ld.err_no);
+	EXPECT_NE(NULL, strstr(ld.warn, "the run failed (errno -5, Input/output error)"))
+		TH_LOG("%s", ld.warn);
+	bf_series_free(&ser);
+	/* a last line cut by a killed writer: left out, said */
+	ASSERT_EQ(0, load_as(TRACE_HEAD IV(0, 0, 1, 100000000, 100, 100000000)
+			     IV(1, 1, 2, 100000000, 100, 200000000)
+			     IV(2, 2, 3, 100000000, 100, 300000000)
+			     "3,3.000000,4.00", BF_FORMAT_AUTO, &ld, &ser, err))
+		TH_LOG("%s", err);
+	EXPECT_EQ(3UL, ser.n);
+	EXPECT_TRUE(ld.cut);
+	EXPECT_NE(NULL, strstr(ld.warn, "last line is cut"));
+	bf_series_free(&ser);
+}
+
+/*
+ * A refused file leaves no samples behind (they are freed), whether it
+ * is refused at its first line or after a thousand.
+ */
+TEST(refused_loads_leave_nothing)
+{
+	struct bf_series ser = { 0 };
+	struct bf_load ld;
+	char err[256], *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	ASSERT_NE(NULL, f);
+	fputs(TRACE_HEAD, f);
+	for (int i = 0; i < 1000; i++)
+		fprintf(f, "%d,%d,%d,100000000,1,0,100,1,1,1,1,1,1,%lld\n", i,
+			i, i + 1, (i + 1) * 100000000LL);
+	fputs("1000,1000,999,1,1,0,1,1,1,1,1,1,1,1\n", f);
+	fclose(f);
+	EXPECT_NE(0, load_as(text, BF_FORMAT_AUTO, &ld, &ser, err));
+	EXPECT_EQ(NULL, ser.s);
+	EXPECT_EQ(0UL, ser.n);
+	free(text);
+}
+
+/* Units a CSV header names are read in them; an unknown one is refused. */
+TEST(header_units)
+{
+	static const struct {
+		const char *header;
+		double mbps, secs;	/* of "2,100" */
+	} ok[] = {
+		{ "time_s,MBps", 100, 2 },
+		{ "time_s,MB/s", 100, 2 },
+		{ "t (ms),rate (MiB/s)", 104.8576, 0.002 },
+		{ "seconds,KiB/s", 0.1024, 2 },
+		{ "time_us,GB/s", 100000, 2e-6 },
+		{ "time,rate", 100, 2 },		/* no unit named */
+		{ "sec,kB/s", 0.1, 2 },
+		{ "time [min],B/s", 1e-4, 120 },
+		{ "time_s,throughput_GiBps", 107374.1824, 2 },
+	};
+	static const char *const bad[] = {
+		"time_s,Mbit/s", "time_s,Mbps", "time (days),MB/s", "t,mb/s",
+	};
+	struct bf_series ser = { 0 };
+	struct bf_load ld;
+	char err[256], text[128];
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		snprintf(text, sizeof(text), "%s\n1,100\n2,100\n3,100\n",
+			 ok[i].header);
+		ASSERT_EQ(0, load_as(text, BF_FORMAT_AUTO, &ld, &ser, err))
+			TH_LOG("%s: %s", ok[i].header, err);
+		EXPECT_TRUE(fabs(ser.s[0].mbps / ok[i].mbps - 1) < 1e-9)
+			TH_LOG("%s: %g MB/s", ok[i].header, ser.s[0].mbps);
+		EXPECT_TRUE(fabs(ser.s[1].t / ok[i].secs - 1) < 1e-9)
+			TH_LOG("%s: %g s", ok[i].header, ser.s[1].t);
+		bf_series_free(&ser);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "%s\n1,100\n2,100\n3,100\n",
+			 bad[i]);
+		EXPECT_TRUE(refused(text, BF_FORMAT_AUTO, "unit")) TH_LOG("%s", bad[i]);
+	}
+}
+
+/* A BOM, binary data, an empty file; fio's Unix epoch times. */
+TEST(bom_binary_empty_epoch)
+{
+	struct bf_series ser = { 0 };
+	struct bf_load ld;
+	char err[256];
+
+	ASSERT_EQ(0, load_as("\xef\xbb\xbf" "1,100\n2,100\n3,100\n",
+			     BF_FORMAT_AUTO, &ld, &ser, err)) TH_LOG("%s", err);
+	EXPECT_EQ(3UL, ser.n);
+	bf_series_free(&ser);
+	ASSERT_EQ(0, load_as("\xef\xbb\xbf" TRACE_HEAD
+			     IV(0, 0, 1, 100000000, 100, 100000000)
+			     IV(1, 1, 2, 100000000, 100, 200000000),
+			     BF_FORMAT_AUTO, &ld, &ser, err)) TH_LOG("%s", err);
+	EXPECT_EQ(BF_FORMAT_TRACE, (int)ld.format);
+	bf_series_free(&ser);
+	EXPECT_TRUE(refused("1,100\n2,\x01\x02\n", BF_FORMAT_AUTO, "binary"));
+	EXPECT_TRUE(refused("", BF_FORMAT_AUTO, "empty"));
+	/* 1 s windows ending at Unix epoch milliseconds: 10 samples, 10 s */
+	ASSERT_EQ(0, load_as("1767225601000, 1024, 1, 4096, 0\n"
+			     "1767225602000, 1024, 1, 4096, 0\n"
+			     "1767225603000, 1024, 1, 4096, 0\n",
+			     BF_FORMAT_AUTO, &ld, &ser, err)) TH_LOG("%s", err);
+	EXPECT_EQ(3UL, ser.n);
+	EXPECT_TRUE(fabs(ser.s[ser.n - 1].t - 3) < 1e-9) TH_LOG("%g", ser.s[ser.n - 1].t);
+	EXPECT_STREQ("write", ld.op);
 	bf_series_free(&ser);
 }
 
