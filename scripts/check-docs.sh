@@ -170,8 +170,8 @@ for entry in "${shown[@]}"; do
 		out=$(cd "$tmp" && mkdir -p run && cd run &&
 		      timeout 10 "$cli" "${args[@]}" </dev/null 2>&1)
 		st=$?
-		# compare's 2 is bad input too: the files are not there
-		if [ "$cmd" = compare ] && [ $st = 2 ] &&
+		# a 2 for a file that is not there is bad input, not usage
+		if [ $st = 2 ] && ! grep -q '^Usage: ' <<<"$out" &&
 		   grep -q ': No such file or directory$' <<<"$out"; then
 			st=1
 		fi

@@ -20,6 +20,12 @@ enum {
 	EXIT_OK = 0,
 	EXIT_FAIL = 1,	/* the run, the device or the kernel failed */
 	EXIT_USAGE = 2,	/* bad command line; the command's help is printed */
+	/*
+	 * A handler's return only, never an exit status: input refused (a
+	 * file that cannot be read as asked), said in one line. The exit
+	 * status is EXIT_USAGE, without the help (see bf_cmd_status()).
+	 */
+	EXIT_REFUSED = 0x102,
 };
 
 /**
@@ -28,7 +34,8 @@ enum {
  * @args: argument synopsis for the help text, e.g. "DEV [options]"
  * @help: the help text: one summary line, then option lines
  * @handler: runs the command; argv[0] is the command name. Returns an exit
- *	code (EXIT_OK, EXIT_FAIL or EXIT_USAGE); EXIT_USAGE prints the help.
+ *	code (EXIT_OK, EXIT_FAIL or EXIT_USAGE, which prints the help) or
+ *	EXIT_REFUSED (exit status 2, no help).
  */
 struct blkfloor_cmd {
 	const char *name;

@@ -107,6 +107,9 @@ struct bf_report {
 		double reset_s[8];	/* the first resets' times */
 		unsigned int nreset_s;
 	} link;
+	/* how the curve was read (struct bf_load's warn), not owned; the
+	 * JSON lists them. NULL or "" if none */
+	const char *warnings;
 };
 
 #define BF_SCHEMA_VERSION 2

@@ -323,6 +323,7 @@ void bf_report_json_obj(struct bf_json *j, const char *key,
 	}
 	bf_json_arr_close(j);
 	bf_json_str(j, "explanation", r->explain);
+	bf_json_warnings(j, "warnings", r->warnings);
 	bf_json_obj_close(j);
 }
 

@@ -3,6 +3,7 @@
  * A small streaming JSON writer.
  */
 #include <math.h>
+#include <string.h>
 
 #include "json.h"
 
@@ -154,4 +155,21 @@ void bf_json_null(struct bf_json *j, const char *k)
 void bf_json_key(struct bf_json *j, const char *k)
 {
 	key(j, k);
+}
+
+void bf_json_warnings(struct bf_json *j, const char *key, const char *text)
+{
+	const char *p = text ? text : "";
+
+	bf_json_arr_open(j, key);
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t l = nl ? (size_t)(nl - p) : strlen(p);
+		char line[512];
+
+		snprintf(line, sizeof(line), "%.*s", (int)l, p);
+		bf_json_str(j, NULL, line);
+		p += l + (nl != NULL);
+	}
+	bf_json_arr_close(j);
 }

@@ -40,6 +40,8 @@ void bf_json_bool(struct bf_json *j, const char *key, bool val);
 void bf_json_null(struct bf_json *j, const char *key);
 /* Emit the separator and @key; the caller then writes one raw value. */
 void bf_json_key(struct bf_json *j, const char *key);
+/* An array of the lines of @text ('\n'-separated; none if NULL or ""). */
+void bf_json_warnings(struct bf_json *j, const char *key, const char *text);
 /* Write a JSON string literal (with quotes) to @f. */
 void bf_json_write_string(FILE *f, const char *s);
 

@@ -17,7 +17,7 @@
 
 int bf_usage(const char *cmd, const char *why)
 {
-	fprintf(stderr, "blkfloor: %s: %s\n", cmd, why);
+	fprintf(stderr, "blkfloor %s: %s\n", cmd, why);
 	return EXIT_USAGE;
 }
 

@@ -29,7 +29,7 @@ struct bf_ctx {
 	const char *status;		/* the progress line's tail */
 };
 
-/* Print "blkfloor: CMD: why" and return EXIT_USAGE. */
+/* Print "blkfloor CMD: why" and return EXIT_USAGE. */
 int bf_usage(const char *cmd, const char *why);
 /* Connect, and read DEV_CAPS when @dev is given. EXIT_OK or EXIT_FAIL. */
 int bf_ctx_open(struct bf_ctx *c, const char *dev);

@@ -12,6 +12,7 @@
 
 #include "blkfloor.h"
 #include "classify.h"
+#include "input.h"
 #include "origin.h"
 #include "json.h"
 #include "opts.h"
@@ -39,12 +40,12 @@ static int parse(struct bf_opts *o, int argc, char **argv, uint32_t allowed,
 }
 
 /* A trace's "# event:" lines: the link's events name its origin. */
-static void link_events(const char *path, struct bf_report *r)
+static void link_events(const struct bf_input *in, struct bf_report *r)
 {
 	struct bf_path_event *pe;
 	struct bf_runsum rs;
 	char err[160];
-	FILE *f = fopen(path, "r");
+	FILE *f = bf_input_stream(in);
 	size_t i;
 
 	if (!f)
@@ -65,48 +66,35 @@ static void link_events(const char *path, struct bf_report *r)
 	fclose(f);
 }
 
-/* Load @path (say what format was guessed, and any warning) and classify. */
+/*
+ * Read @path (say what format was guessed, and any warning) and classify
+ * it. 0, or a negative errno with the reason in @err and @in freed.
+ */
 static int load(const char *cmd, const char *path, enum bf_format fmt,
-		struct bf_series *ser, struct bf_report *r, char *err,
+		struct bf_input *in, struct bf_report *r, char *err,
 		size_t errlen)
 {
-	struct bf_load ld = { .format = fmt };
+	struct bf_series *ser = &in->ser;
 	int ret;
 
-	ret = bf_series_load_as(path, &ld, ser, err, errlen);
+	ret = bf_input_read(in, path, fmt, err, errlen);
 	if (ret)
 		return ret;
-	if (ld.guessed && ld.format != BF_FORMAT_TRACE)
-		fprintf(stderr, "blkfloor %s: %s: read as %s (guessed from the content; --format to choose)\n",
-			cmd, path, ld.format == BF_FORMAT_FIO ?
-			"a fio bandwidth log (msec, KiB/s, ddir, bs)" :
-			"two columns (seconds, MB/s)");
-	if (ld.warn[0])
-		fprintf(stderr, "blkfloor %s: %s: warning: %s\n", cmd, path,
-			ld.warn);
+	bf_input_say(cmd, in);
 	/* another tool's curve may start in the host's page cache */
-	ret = ld.format == BF_FORMAT_TRACE ? bf_classify(ser->s, ser->n, r) :
+	ret = in->ld.format == BF_FORMAT_TRACE ?
+	      bf_classify(ser->s, ser->n, r) :
 	      bf_classify_imported(ser->s, ser->n, r);
 	if (ret) {
-		snprintf(err, errlen, "%s: cannot classify: %s", path,
+		snprintf(err, errlen, "%s: cannot classify: %s", in->name,
 			 ret == -EINVAL ? "fewer than 3 samples" : strerror(-ret));
-		bf_series_free(ser);
+		bf_input_free(in);
 		return ret;
 	}
-	if (ld.format == BF_FORMAT_TRACE)
-		link_events(path, r);
+	r->warnings = in->ld.warn;
+	if (in->ld.format == BF_FORMAT_TRACE)
+		link_events(in, r);
 	return 0;
-}
-
-static int load1(const char *cmd, const char *path, enum bf_format fmt,
-		 struct bf_series *ser, struct bf_report *r)
-{
-	char err[320];
-	int ret = load(cmd, path, fmt, ser, r, err, sizeof(err));
-
-	if (ret)
-		fprintf(stderr, "blkfloor %s: %s\n", cmd, err);
-	return ret;
 }
 
 /* ---- classify ------------------------------------------------------------- */
@@ -163,11 +151,11 @@ static int do_classify(int argc, char **argv)
 	many = o.npos > 1;
 	bf_json_init(&j, stdout);
 	for (i = 0; i < o.npos; i++) {
-		struct bf_series ser = { 0 };
+		struct bf_input in;
 		struct bf_report r;
-		char err[320];
+		char err[400];
 
-		if (load(argv[0], o.pos[i], o.format, &ser, &r, err,
+		if (load(argv[0], o.pos[i], o.format, &in, &r, err,
 			 sizeof(err))) {
 			fprintf(stderr, "blkfloor %s: %s\n", argv[0], err);
 			failed++;
@@ -188,11 +176,11 @@ static int do_classify(int argc, char **argv)
 		else
 			bf_report_print(stdout, &r);
 		bf_report_free(&r);
-		bf_series_free(&ser);
+		bf_input_free(&in);
 	}
 	if (many && !o.json)
 		summary(count, failed, o.npos);
-	return failed ? EXIT_FAIL : EXIT_OK;
+	return failed ? EXIT_REFUSED : EXIT_OK;
 }
 
 BLKFLOOR_COMMAND(classify, "FILE... [--format trace|fio|csv] [--json]",
@@ -249,7 +237,8 @@ static void predict_text(const struct bf_report *r, uint64_t bytes,
 }
 
 static void predict_json(const char *path, const struct bf_report *r,
-			 uint64_t bytes, double secs, double end)
+			 uint64_t bytes, double secs, double end,
+			 const char *warnings)
 {
 	struct bf_json j;
 
@@ -266,15 +255,17 @@ static void predict_json(const char *path, const struct bf_report *r,
 	bf_json_u64(&j, "measured_bytes", llround(r->total_bytes));
 	bf_json_bool(&j, "extrapolated", (double)bytes > r->total_bytes);
 	bf_json_str(&j, "tail", tail_words(r));
+	bf_json_warnings(&j, "warnings", warnings);
 	bf_json_obj_close(&j);
 }
 
 static int do_predict(int argc, char **argv)
 {
-	struct bf_series ser = { 0 };
+	struct bf_input in;
 	struct bf_report r;
 	struct bf_opts o;
 	double secs, end;
+	char err[400];
 	int ret;
 
 	ret = parse(&o, argc, argv, CURVE_OPTS | BF_OPT(SIZE) | BF_OPT(JSON),
@@ -283,8 +274,8 @@ static int do_predict(int argc, char **argv)
 		return ret;
 	if (!(o.set & BF_OPT(SIZE)))
 		return usage(argv[0], "--size SIZE is required");
-	if (load1(argv[0], o.pos[0], o.format, &ser, &r))
-		return EXIT_FAIL;
+	if (load(argv[0], o.pos[0], o.format, &in, &r, err, sizeof(err)))
+		return bf_refuse(argv[0], o.json, "%s", err);
 	secs = bf_predict_seconds(&r, (double)o.size, &end);
 	ret = EXIT_OK;
 	if (!isfinite(secs)) {
@@ -292,12 +283,12 @@ static int do_predict(int argc, char **argv)
 			o.pos[0]);
 		ret = EXIT_FAIL;
 	} else if (o.json) {
-		predict_json(o.pos[0], &r, o.size, secs, end);
+		predict_json(o.pos[0], &r, o.size, secs, end, in.ld.warn);
 	} else {
 		predict_text(&r, o.size, secs, end);
 	}
 	bf_report_free(&r);
-	bf_series_free(&ser);
+	bf_input_free(&in);
 	return ret;
 }
 

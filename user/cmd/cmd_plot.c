@@ -17,6 +17,7 @@
 
 #include "blkfloor.h"
 #include "classify.h"
+#include "input.h"
 #include "opts.h"
 #include "plot.h"
 #include "runsum.h"
@@ -26,6 +27,7 @@ extern char **environ;
 
 struct side {
 	const char *path;
+	struct bf_input in;
 	struct bf_series s;
 	struct bf_report r;
 	bool have_r;
@@ -59,33 +61,32 @@ static enum bf_mark_kind mark_kind(const char *kind)
 
 static int load(struct side *x, enum bf_format fmt)
 {
-	struct bf_load ld = { .format = fmt };
-	char err[320];
+	char err[400];
 	FILE *f;
 	int ret;
 
-	ret = bf_series_load_as(x->path, &ld, &x->s, err, sizeof(err));
+	ret = bf_input_read(&x->in, x->path, fmt, err, sizeof(err));
 	if (ret)
-		return fail(x->path, err);
-	if (ld.warn[0])
-		fprintf(stderr, "blkfloor plot: %s: warning: %s\n", x->path,
-			ld.warn);
+		return bf_refuse("plot", false, "%s", err);
+	bf_input_say("plot", &x->in);
+	x->s = x->in.ser;
 	ret = bf_classify(x->s.s, x->s.n, &x->r);
 	if (ret)
-		return fail(x->path, ret == -EINVAL ?
-			    "cannot classify: fewer than 3 samples" :
-			    strerror(-ret));
+		return bf_refuse("plot", false, "%s: cannot classify: %s",
+				 x->in.name, ret == -EINVAL ?
+				 "fewer than 3 samples" : strerror(-ret));
 	x->have_r = true;
 	/* the setup and the events: a trace has them, fio logs and CSV not */
-	if (ld.format != BF_FORMAT_TRACE || !strcmp(x->path, "-"))
+	if (x->in.ld.format != BF_FORMAT_TRACE)
 		return 0;
-	f = fopen(x->path, "r");
+	f = bf_input_stream(&x->in);
 	if (!f)
 		return fail(x->path, strerror(errno));
 	ret = bf_runsum_read(f, &x->rs, err, sizeof(err));
 	fclose(f);
 	if (ret)
-		return fail(x->path, err);
+		return ret == -ENOMEM ? fail(x->path, err) :
+		       bf_refuse("plot", false, "%s: %s", x->in.name, err);
 	x->mark = calloc(x->rs.nmark ? x->rs.nmark : 1, sizeof(*x->mark));
 	x->gap = calloc(x->rs.ngap ? x->rs.ngap : 1, sizeof(*x->gap));
 	if (!x->mark || !x->gap)
@@ -107,7 +108,7 @@ static void done(struct side *x)
 {
 	if (x->have_r)
 		bf_report_free(&x->r);
-	bf_series_free(&x->s);
+	bf_input_free(&x->in);
 	free(x->mark);
 	free(x->gap);
 	bf_runsum_free(&x->rs);
@@ -334,8 +335,10 @@ static int do_plot(int argc, char **argv)
 	n = o.npos;
 	for (i = 0; i < n; i++) {
 		x[i].path = o.pos[i];
-		if (load(&x[i], o.format))
+		ret = load(&x[i], o.format);
+		if (ret)
 			goto out;
+		ret = EXIT_FAIL;
 		if (n > 1)
 			snprintf(x[i].label, sizeof(x[i].label), "%c: %s",
 				 'A' + (int)i, base(x[i].path));

@@ -39,17 +39,17 @@ static int check_region(const char *cmd, const struct bf_ctx *c,
 	char a[BF_FMT_LEN];
 
 	if (o->offset >= c->caps.size) {
-		fprintf(stderr, "blkfloor: %s: --offset is beyond the end of %s (%s)\n",
+		fprintf(stderr, "blkfloor %s: --offset is beyond the end of %s (%s)\n",
 			cmd, c->dev, bf_fmt_bytes(a, sizeof(a), c->caps.size));
 		return EXIT_USAGE;
 	}
 	if (o->size > c->caps.size - o->offset) {
-		fprintf(stderr, "blkfloor: %s: --offset + --size is beyond the end of %s (%s)\n",
+		fprintf(stderr, "blkfloor %s: --offset + --size is beyond the end of %s (%s)\n",
 			cmd, c->dev, bf_fmt_bytes(a, sizeof(a), c->caps.size));
 		return EXIT_USAGE;
 	}
 	if (c->caps.lbs && (o->bs % c->caps.lbs || o->offset % c->caps.lbs)) {
-		fprintf(stderr, "blkfloor: %s: --bs and --offset must be multiples of the logical block size (%u bytes)\n",
+		fprintf(stderr, "blkfloor %s: --bs and --offset must be multiples of the logical block size (%u bytes)\n",
 			cmd, c->caps.lbs);
 		return EXIT_USAGE;
 	}
@@ -389,7 +389,7 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 		len = c.caps.size - o.offset;
 	len = bf_round_down(len, o.bs);
 	if (!len) {
-		fprintf(stderr, "blkfloor: %s: the region is smaller than one request (%s)\n",
+		fprintf(stderr, "blkfloor %s: the region is smaller than one request (%s)\n",
 			argv[0], bf_fmt_bs(a, sizeof(a), o.bs));
 		ret = EXIT_USAGE;
 		goto out;

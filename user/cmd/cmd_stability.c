@@ -13,6 +13,7 @@
 #include "attrib.h"
 #include "classify.h"
 #include "cli.h"
+#include "input.h"
 #include "traceout.h"
 #include "units.h"
 
@@ -80,21 +81,19 @@ static int take_own_opts(int argc, char **argv, char **out, int *outc,
 }
 
 /* The request size recorded in a blkfloor trace ("# bs: N"), else 0. */
-static double trace_bs(const char *path)
+static double trace_bs(const struct bf_input *in)
 {
 	unsigned long long bs = 0;
-	char line[256];
-	FILE *f = fopen(path, "r");
+	const char *p = in->buf;
 
-	if (!f)
+	if (in->ld.format != BF_FORMAT_TRACE)
 		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (line[0] != '#')
+	while (*p == '#') {
+		if (sscanf(p, "# bs: %llu", &bs) == 1)
 			break;
-		if (sscanf(line, "# bs: %llu", &bs) == 1)
-			break;
+		p = strchrnul(p, '\n');
+		p += *p == '\n';
 	}
-	fclose(f);
 	return (double)bs;
 }
 
@@ -109,40 +108,91 @@ static void print_result(const struct bf_attrib *a, bool json)
 static int too_few(const char *cmd, size_t nrd, size_t nwr)
 {
 	fprintf(stderr,
-		"blkfloor: %s: too few intervals to judge (read %zu, write %zu; each curve needs %d): use a larger --size or a smaller --interval\n",
+		"blkfloor %s: too few intervals to judge (read %zu, write %zu; each curve needs %d): use a larger --size or a smaller --interval\n",
 		cmd, nrd, nwr, BF_ATTRIB_MIN_SAMPLES);
 	return EXIT_FAIL;
 }
 
+/*
+ * --from-traces READ WRITE: a read curve, then a write one. A file whose
+ * op is known (a trace's "# op:", a fio log's direction) must be the one
+ * its place says.
+ */
 static int from_traces(const char *cmd, const struct bf_opts *o)
 {
-	struct bf_series rd = { 0 }, wr = { 0 };
+	static const char *const want[2] = { "read", "write" };
+	struct bf_input in[2];
 	struct bf_attrib a;
-	char err[256];
-	int ret;
+	char err[400], *w = NULL;
+	size_t wl = 0;
+	FILE *wf;
+	int ret, i, k;
 
-	if (bf_series_load(o->pos[0], &rd, err, sizeof(err)) ||
-	    bf_series_load(o->pos[1], &wr, err, sizeof(err))) {
-		fprintf(stderr, "blkfloor: %s: %s\n", cmd, err);
-		ret = EXIT_FAIL;
+	for (i = 0; i < 2; i++) {
+		if (bf_input_read(&in[i], o->pos[i], BF_FORMAT_AUTO, err,
+				  sizeof(err))) {
+			for (k = 0; k < i; k++)
+				bf_input_free(&in[k]);
+			return bf_refuse(cmd, o->json, "%s", err);
+		}
+	}
+	if (!strcmp(in[0].ld.op, "write") && !strcmp(in[1].ld.op, "read")) {
+		ret = bf_refuse(cmd, o->json, "%s is a write and %s a read: the traces are swapped (--from-traces READ WRITE)",
+				in[0].name, in[1].name);
 		goto out;
 	}
-	ret = bf_attrib(rd.s, rd.n, trace_bs(o->pos[0]), wr.s, wr.n,
-			trace_bs(o->pos[1]), &a);
+	for (i = 0; i < 2; i++) {
+		if (in[i].ld.op[0] && strcmp(in[i].ld.op, want[i])) {
+			ret = bf_refuse(cmd, o->json, "%s is a %s curve, not a %s one (--from-traces READ WRITE)",
+					in[i].name, in[i].ld.op, want[i]);
+			goto out;
+		}
+	}
+	for (i = 0; i < 2; i++)
+		bf_input_say(cmd, &in[i]);
+	ret = bf_attrib(in[0].ser.s, in[0].ser.n, trace_bs(&in[0]),
+			in[1].ser.s, in[1].ser.n, trace_bs(&in[1]), &a);
 	if (ret == -EINVAL) {
-		ret = too_few(cmd, rd.n, wr.n);
+		ret = bf_refuse(cmd, o->json, "too few intervals to judge (read %zu, write %zu; each curve needs %d)",
+				in[0].ser.n, in[1].ser.n, BF_ATTRIB_MIN_SAMPLES);
 		goto out;
 	}
 	if (ret) {
-		fprintf(stderr, "blkfloor: %s: %s\n", cmd, strerror(-ret));
+		fprintf(stderr, "blkfloor %s: %s\n", cmd, strerror(-ret));
 		ret = EXIT_FAIL;
 		goto out;
 	}
-	print_result(&a, o->json);
+	if (!o->json) {
+		print_result(&a, false);
+		ret = EXIT_OK;
+		goto out;
+	}
+	/* the warnings of both files, each named */
+	wf = open_memstream(&w, &wl);
+	for (i = 0; wf && i < 2; i++) {
+		for (const char *p = in[i].ld.warn; *p;) {
+			int l = (int)strcspn(p, "\n");
+
+			fprintf(wf, "%s%s: %.*s", ftell(wf) ? "\n" : "",
+				in[i].name, l, p);
+			p += l + (p[l] == '\n');
+		}
+	}
+	if (wf)
+		fclose(wf);
+	{
+		struct bf_json j;
+
+		bf_json_doc_open(&j, stdout);
+		bf_attrib_json_members(&j, &a);
+		bf_json_warnings(&j, "warnings", w);
+		bf_json_obj_close(&j);
+	}
+	free(w);
 	ret = EXIT_OK;
 out:
-	bf_series_free(&rd);
-	bf_series_free(&wr);
+	bf_input_free(&in[0]);
+	bf_input_free(&in[1]);
 	return ret;
 }
 
@@ -200,13 +250,13 @@ static int on_device(const char *cmd, const struct bf_opts *o,
 		goto out;
 	}
 	if (o->offset >= c.caps.size) {
-		fprintf(stderr, "blkfloor: %s: --offset is beyond the end of %s (%s)\n",
+		fprintf(stderr, "blkfloor %s: --offset is beyond the end of %s (%s)\n",
 			cmd, c.dev, bf_fmt_bytes(a, sizeof(a), c.caps.size));
 		ret = EXIT_USAGE;
 		goto out;
 	}
 	if (c.caps.lbs && (o->bs % c.caps.lbs || o->offset % c.caps.lbs)) {
-		fprintf(stderr, "blkfloor: %s: --bs and --offset must be multiples of the logical block size (%u bytes)\n",
+		fprintf(stderr, "blkfloor %s: --bs and --offset must be multiples of the logical block size (%u bytes)\n",
 			cmd, c.caps.lbs);
 		ret = EXIT_USAGE;
 		goto out;
@@ -216,7 +266,7 @@ static int on_device(const char *cmd, const struct bf_opts *o,
 		len = c.caps.size - o->offset;
 	len = bf_round_down(len, o->bs);
 	if (!len) {
-		fprintf(stderr, "blkfloor: %s: the region is smaller than one request (%s)\n",
+		fprintf(stderr, "blkfloor %s: the region is smaller than one request (%s)\n",
 			cmd, bf_fmt_bs(a, sizeof(a), o->bs));
 		ret = EXIT_USAGE;
 		goto out;
@@ -259,7 +309,7 @@ static int on_device(const char *cmd, const struct bf_opts *o,
 		goto out;
 	}
 	if (ret) {
-		fprintf(stderr, "blkfloor: %s: %s\n", cmd, strerror(-ret));
+		fprintf(stderr, "blkfloor %s: %s\n", cmd, strerror(-ret));
 		ret = EXIT_FAIL;
 		goto out;
 	}

@@ -33,6 +33,20 @@ void bf_help_summary(const char *help, char *buf, size_t len)
 		buf[n] = '\0';
 }
 
+void bf_cmd_help(FILE *f, const struct blkfloor_cmd *c)
+{
+	fprintf(f, "Usage: blkfloor %s %s\n\n%s\n", c->name, c->args, c->help);
+}
+
+int bf_cmd_status(const struct blkfloor_cmd *c, int ret)
+{
+	if (ret == EXIT_USAGE) {
+		fputc('\n', stderr);
+		bf_cmd_help(stderr, c);
+	}
+	return ret == EXIT_REFUSED ? EXIT_USAGE : ret;
+}
+
 static int cmp_cmd(const void *a, const void *b)
 {
 	const struct blkfloor_cmd *const *x = a, *const *y = b;

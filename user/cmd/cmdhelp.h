@@ -18,6 +18,16 @@
  */
 void bf_help_summary(const char *help, char *buf, size_t len);
 
+/* "Usage: blkfloor NAME ARGS", a blank line and the command's help. */
+void bf_cmd_help(FILE *f, const struct blkfloor_cmd *c);
+
+/*
+ * The exit status for a handler's return @ret: EXIT_USAGE prints the
+ * command's help on stderr after the one-line reason; EXIT_REFUSED (input
+ * refused, reason said) is EXIT_USAGE without the help.
+ */
+int bf_cmd_status(const struct blkfloor_cmd *c, int ret);
+
 /* "  name       summary..." for every command, sorted, within 80 columns. */
 void bf_print_commands(FILE *f);
 

@@ -21,11 +21,6 @@ static const struct blkfloor_cmd *find_cmd(const char *name)
 	return NULL;
 }
 
-static void cmd_help(FILE *f, const struct blkfloor_cmd *c)
-{
-	fprintf(f, "Usage: blkfloor %s %s\n\n%s\n", c->name, c->args, c->help);
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -70,7 +65,7 @@ static int help(int argc, char **argv)
 	c = find_cmd(argv[1]);
 	if (!c)
 		return unknown(argv[1]);
-	cmd_help(stdout, c);
+	bf_cmd_help(stdout, c);
 	return EXIT_OK;
 }
 
@@ -99,20 +94,17 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "--"))
 			break;
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			cmd_help(stdout, c);
+			bf_cmd_help(stdout, c);
 			return EXIT_OK;
 		}
 	}
 	ret = c->handler(argc - 1, argv + 1);
 	/* output that did not arrive (a full disk, a closed pipe) is a failure */
-	if ((fflush(stdout) || ferror(stdout)) && ret != EXIT_USAGE) {
+	if ((fflush(stdout) || ferror(stdout)) && ret != EXIT_USAGE &&
+	    ret != EXIT_REFUSED) {
 		fprintf(stderr, "blkfloor %s: write error on standard output: %s\n",
 			argv[1], strerror(errno));
 		ret = EXIT_FAIL;
 	}
-	if (ret == EXIT_USAGE) {
-		fputc('\n', stderr);
-		cmd_help(stderr, c);
-	}
-	return ret;
+	return bf_cmd_status(c, ret);
 }

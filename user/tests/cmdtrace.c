@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "blkfloor.h"
+#include "cmdhelp.h"
 #include "cmdtrace.h"
 #include "trace.h"
 
@@ -115,7 +116,7 @@ int run_cmd(const char *cmd, const char *out, const char *const *args)
 	fd = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	dup2(fd, 1);
 	close(fd);
-	ret = c->handler(n, argv);
+	ret = bf_cmd_status(c, c->handler(n, argv));
 	fflush(stdout);
 	dup2(saved, 1);
 	close(saved);

@@ -33,7 +33,10 @@ extern const struct spec base;
 
 void write_trace(const char *path, const struct spec *sp);
 
-/* Run "blkfloor CMD ARGS..." in-process, stdout into @out (if not NULL). */
+/*
+ * Run "blkfloor CMD ARGS..." in-process, stdout into @out (if not NULL);
+ * its exit status.
+ */
 int run_cmd(const char *cmd, const char *out, const char *const *args);
 
 /* The file's first 64 KiB, NUL-terminated (a static buffer). */
