@@ -15,6 +15,7 @@
 #include "blkfloor.h"
 #include "classify.h"
 #include "cmpstat.h"
+#include "input.h"
 #include "json.h"
 #include "opts.h"
 #include "pathsum.h"
@@ -28,11 +29,10 @@
 
 struct run {
 	const char *path;
-	char *buf;
-	size_t len;			/* whole lines only */
-	bool cut, failed, curve;
+	struct bf_input in;		/* the file, its curve in in.ser */
+	bool cut, failed, curve, ended;
 	struct bf_runsum rs;
-	struct bf_series s;
+	struct bf_series s;		/* in.ser */
 	struct bf_report r;
 	struct bf_pathsum p;
 };
@@ -58,6 +58,9 @@ struct cmp {
 	size_t nboots, shared;		/* boots; those holding A and B */
 	bool noboot;			/* a run without a boot id */
 	char starved[160];		/* one side starved of CPU, or "" */
+	bool json;			/* --json: refusals in JSON too */
+	bool unfinished;		/* a B run never ended */
+	char unended[256];		/* ... which ones */
 };
 
 static int bad(const char *why, const char *path)
@@ -69,6 +72,14 @@ static int bad(const char *why, const char *path)
 	return EXIT_USAGE;
 }
 
+/* A file that cannot be compared: one line, and with --json an object. */
+static int refuse(const struct cmp *c, const char *why, const char *path)
+{
+	if (path)
+		return bf_refuse("compare", c->json, "%s: %s", path, why);
+	return bf_refuse("compare", c->json, "%s", why);
+}
+
 static void note(struct cmp *c, const char *path, const char *what)
 {
 	size_t l = strlen(c->notes);
@@ -78,121 +89,56 @@ static void note(struct cmp *c, const char *path, const char *what)
 	fprintf(stderr, "blkfloor compare: %s: warning: %s\n", path, what);
 }
 
-/* The whole file (or standard input) into memory. */
-static int slurp(const char *path, char **buf, size_t *len)
+static int load_run(struct cmp *c, struct run *r, enum bf_format fmt,
+		    bool baseline)
 {
-	bool std = !strcmp(path, "-");
-	FILE *f = std ? stdin : fopen(path, "r");
-	size_t cap = 0, n = 0;
-	char *b = NULL;
-
-	if (!f)
-		return -errno;
-	for (;;) {
-		if (n + 4096 + 1 > cap) {
-			char *nb = realloc(b, cap = cap ? 2 * cap : 65536);
-
-			if (!nb) {
-				free(b);
-				if (!std)
-					fclose(f);
-				return -ENOMEM;
-			}
-			b = nb;
-		}
-		size_t got = fread(b + n, 1, cap - n - 1, f);
-
-		n += got;
-		if (!got)
-			break;
-	}
-	if (ferror(f)) {
-		free(b);
-		if (!std)
-			fclose(f);
-		return -EIO;
-	}
-	if (!std)
-		fclose(f);
-	b[n] = '\0';
-	*buf = b;
-	*len = n;
-	return 0;
-}
-
-static FILE *open_buf(struct run *r)
-{
-	return fmemopen(r->buf, r->len, "r");
-}
-
-/*
- * A failed run's curve is a broken run, which the curve reader refuses;
- * compare shows it up to the failure (the failure is its own row).
- */
-static void hide_failure(char *buf)
-{
-	char *p = buf;
-
-	while ((p = strstr(p, "# state: failed")))
-		memcpy(p + 9, "FAILED", 6);
-}
-
-static int load_run(struct cmp *c, struct run *r, enum bf_format fmt)
-{
-	struct bf_load ld = { .format = fmt };
-	char err[320], *copy;
-	size_t whole;
+	char err[400];
+	const char *w;
 	FILE *f;
 	int ret;
 
-	ret = slurp(r->path, &r->buf, &r->len);
+	ret = bf_input_read(&r->in, r->path, fmt, err, sizeof(err));
 	if (ret)
-		return bad(strerror(-ret), r->path);
-	whole = bf_whole_lines(r->buf, r->len);
-	if (whole < r->len) {
-		r->cut = true;
-		note(c, r->path, "cut in the middle of a line: read up to its last whole line");
-		r->len = whole;
-		r->buf[whole] = '\0';
+		return refuse(c, err, NULL);
+	r->s = r->in.ser;
+	r->cut = r->in.ld.cut;
+	if (baseline && r->in.ld.failed)
+		return refuse(c, "a failed run cannot be the baseline (A)",
+			      r->in.name);
+	/* a trace without its trailer never ended: its writer died */
+	r->ended = r->in.ld.format != BF_FORMAT_TRACE || r->in.ld.ended;
+	for (w = r->in.ld.warn; *w;) {
+		char line[512];
+		int l = (int)strcspn(w, "\n");
+
+		snprintf(line, sizeof(line), "%.*s", l, w);
+		note(c, r->in.name, line);
+		w += l + (w[l] == '\n');
 	}
-	if (!r->len)
-		return bad("empty", r->path);
-	f = open_buf(r);
+	f = bf_input_stream(&r->in);
 	if (!f)
-		return bad(strerror(errno), r->path);
+		return refuse(c, strerror(errno), r->in.name);
 	ret = bf_runsum_read(f, &r->rs, err, sizeof(err));
 	fclose(f);
 	if (ret)
-		return bad(err, r->path);
+		return refuse(c, err, r->in.name);
 	r->failed = !strcmp(r->rs.state, "failed");
 
-	copy = strdup(r->buf);
-	if (!copy)
-		return bad("out of memory", r->path);
-	hide_failure(copy);
-	f = fmemopen(copy, r->len, "r");
-	ret = f ? bf_series_read_as(f, &ld, &r->s, err, sizeof(err)) : -errno;
-	if (f)
-		fclose(f);
-	free(copy);
-	if (ret)
-		return bad(ret == -ENOMEM || !f ? strerror(-ret) : err, r->path);
-	if (ld.warn[0] && !r->cut)
-		note(c, r->path, ld.warn);
 	ret = bf_classify(r->s.s, r->s.n, &r->r);
 	if (ret && !r->failed)
-		return bad(ret == -EINVAL ? "cannot classify: fewer than 3 samples" :
-			   strerror(-ret), r->path);
+		return refuse(c, ret == -EINVAL ?
+			      "cannot classify: fewer than 3 samples" :
+			      strerror(-ret), r->in.name);
 	r->curve = !ret;
 
 	memset(&r->p, 0, sizeof(r->p));
-	if (ld.format == BF_FORMAT_TRACE) {
-		f = open_buf(r);
+	if (r->in.ld.format == BF_FORMAT_TRACE) {
+		f = bf_input_stream(&r->in);
 		ret = f ? bf_pathsum_read(f, &r->p, err, sizeof(err)) : -errno;
 		if (f)
 			fclose(f);
 		if (ret)
-			return bad(f ? err : strerror(-ret), r->path);
+			return refuse(c, f ? err : strerror(-ret), r->in.name);
 	}
 	return 0;
 }
@@ -201,9 +147,8 @@ static void free_run(struct run *r)
 {
 	if (r->curve)
 		bf_report_free(&r->r);
-	bf_series_free(&r->s);
+	bf_input_free(&r->in);
 	bf_runsum_free(&r->rs);
-	free(r->buf);
 }
 
 /* ---- what makes runs comparable ------------------------------------------ */
@@ -769,6 +714,27 @@ static void compute(struct cmp *c)
 			c->row[i].why[0] = '\0';
 	if (c->nfacts)
 		c->verdict = BF_CMP_WORSE;
+	/* a B run that never ended may have hung: no "no regression" */
+	c->unfinished = false;
+	c->unended[0] = '\0';
+	for (i = 0; i < c->nb; i++) {
+		size_t l = strlen(c->unended);
+
+		if (c->B[i]->ended)
+			continue;
+		c->unfinished = true;
+		snprintf(c->unended + l, sizeof(c->unended) - l, "%s%s",
+			 l ? ", " : "", c->B[i]->path);
+	}
+	if (c->unfinished && c->verdict != BF_CMP_WORSE)
+		c->verdict = BF_CMP_UNSURE;
+}
+
+/* "B run b.trace never ended ...", for an unfinished B */
+static void unended_words(const struct cmp *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "B run %s never ended (no '# state:' line: the run hung, or its writer died): its figures are the part it wrote",
+		 c->unended);
 }
 
 static const char *verdict_words(enum bf_cmp_verdict v)
@@ -1177,7 +1143,9 @@ static void verdict_lines(FILE *f, const struct cmp *c)
 	size_t i;
 
 	fprintf(f, "\nverdict: %s", verdict_words(c->verdict));
-	if (c->verdict == BF_CMP_UNSURE && c->first)
+	if (c->verdict == BF_CMP_UNSURE && c->unfinished)
+		fprintf(f, ": a B run never ended");
+	else if (c->verdict == BF_CMP_UNSURE && c->first)
 		fprintf(f, c->runs >= BF_CMP_MAX_RUNS ?
 			": more than %u %s per side would be needed (%s first)" :
 			": about %u %s per side would settle it (%s first)",
@@ -1186,6 +1154,12 @@ static void verdict_lines(FILE *f, const struct cmp *c)
 	else if (c->verdict == BF_CMP_UNSURE && !c->starved[0])
 		fprintf(f, ": one boot a side cannot tell a change from the noise between boots (swap the module within one boot, A B A B, or boot A and B alternately, several boots each)");
 	fputc('\n', f);
+	if (c->unfinished) {
+		char u[400];
+
+		unended_words(c, u, sizeof(u));
+		fprintf(f, "  - %s\n", u);
+	}
 	if (c->starved[0])
 		fprintf(f, "  - %s\n", c->starved);
 	for (i = 0; i < c->nfacts; i++)
@@ -1340,7 +1314,7 @@ static void json(const struct cmp *c)
 	bf_json_doc_open(&j, stdout);
 	bf_json_str(&j, "verdict", verdict_words(c->verdict));
 	bf_json_u64(&j, "exit", exit_code(c->verdict));
-	if (c->verdict == BF_CMP_UNSURE && c->first) {
+	if (c->verdict == BF_CMP_UNSURE && c->first && !c->unfinished) {
 		bf_json_u64(&j, "runs_to_settle", c->runs);
 		bf_json_str(&j, "settles_first", c->first->name);
 	} else {
@@ -1395,6 +1369,12 @@ static void json(const struct cmp *c)
 	bf_json_arr_open(&j, "reasons");
 	for (i = 0; i < c->nfacts; i++)
 		bf_json_str(&j, NULL, c->facts[i]);
+	if (c->unfinished) {
+		char u[400];
+
+		unended_words(c, u, sizeof(u));
+		bf_json_str(&j, NULL, u);
+	}
 	for (i = 0; i < c->nrow; i++)
 		if (c->row[i].verdict == BF_CMP_WORSE && c->row[i].why[0])
 			bf_json_str(&j, NULL, c->row[i].why);
@@ -1587,6 +1567,7 @@ static int do_compare(int argc, char **argv)
 		c->thr[i].pct = x.thr[i].pct;
 	}
 	c->nthr = x.nthr;
+	c->json = o.json;
 	memset(runs, 0, sizeof(runs));
 	ret = EXIT_OK;
 	for (i = 0; i < x.na + x.nb; i++, n++) {
@@ -1597,22 +1578,19 @@ static int do_compare(int argc, char **argv)
 			c->A[c->na++] = r;
 		else
 			c->B[c->nb++] = r;
-		ret = load_run(c, r, o.format);
+		ret = load_run(c, r, o.format, i < x.na);
 		if (ret) {
-			n++;
-			goto out;
-		}
-		if (i < x.na && r->failed) {
-			ret = bad("a failed run cannot be the baseline (A)", r->path);
 			n++;
 			goto out;
 		}
 	}
 	comparable(c);
 	if (c->differs[0] && !x.force) {
-		fprintf(stderr, "blkfloor compare: the runs are not comparable (--force compares them anyway): %s\n",
-			c->differs);
-		ret = EXIT_USAGE;
+		char why[640];
+
+		snprintf(why, sizeof(why), "the runs are not comparable (--force compares them anyway): %s",
+			 c->differs);
+		ret = refuse(c, why, NULL);
 		goto out;
 	}
 	if (c->differs[0])
