@@ -16,7 +16,7 @@ static const char *const rkey_names[BF_RK_COUNT] = {
 	"pattern", "bs", "qd", "region", "driver", "usb_speed", "usb_id",
 	"usb_bcd_device", "usb_storage_quirks", "firmware", "module_version",
 	"max_sectors_kb", "queue_depth", "scheduler", "nomerges", "boot_id",
-	"kernel_tainted",
+	"kernel_tainted", "usb_manufacturer", "usb_product",
 };
 
 static const char *const lat_cols[BF_RL_COUNT] = {

@@ -68,6 +68,9 @@ static void path_usb(const char *sysroot, const char *real, struct bf_path *p)
 	if (vid[0] && pid[0])
 		bf_fmt(p->usb_id, sizeof(p->usb_id), "%s:%s", vid, pid);
 	bf_sysfs_str(usb, "bcdDevice", p->usb_bcd, sizeof(p->usb_bcd));
+	bf_sysfs_str(usb, "manufacturer", p->usb_manufacturer,
+		     sizeof(p->usb_manufacturer));
+	bf_sysfs_str(usb, "product", p->usb_product, sizeof(p->usb_product));
 }
 
 static void path_temp(const char *dev, struct bf_path *p)

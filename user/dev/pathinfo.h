@@ -24,6 +24,8 @@ struct bf_path {
 	char usb_version[16];	/* "3.00" or "" */
 	char usb_id[16];	/* "0627:0001" (VID:PID) or "" */
 	char usb_bcd[8];	/* bcdDevice, "0000", or "" */
+	/* the bridge's own strings (iManufacturer, iProduct), or "" */
+	char usb_manufacturer[64], usb_product[64];
 	char quirks[128];	/* usb-storage quirks parameter, or "" */
 	char firmware[32];	/* SCSI rev or NVMe firmware_rev, or "" */
 	char scheduler[32];	/* the active I/O scheduler, "none" */

@@ -119,37 +119,51 @@ static bool troubled(const struct bf_transport_side *s)
 	return s->aborts || s->resets || s->timeouts || s->errors || s->failed;
 }
 
-bool bf_transport_verdict(const struct bf_transport_side *uas,
-			  const struct bf_transport_side *bot,
-			  unsigned int vid, unsigned int pid, unsigned int bcd,
-			  const char *vendor, const char *product, char *out,
-			  size_t len)
+const char *bf_tverdict_name(enum bf_tverdict v)
 {
-	char a[200], b[200], why[160];
-	bool worse = troubled(uas) && !troubled(bot);
-	bool slower = !troubled(bot) && uas->mean_mbps > 0 &&
-		      bot->mean_mbps >= BF_TRANSPORT_FASTER * uas->mean_mbps;
+	return v == BF_TV_BOT ? "usb-storage" :
+	       v == BF_TV_KEEP_UAS ? "keep-uas" : "unclear";
+}
+
+enum bf_tverdict bf_transport_judge(const struct bf_transport_side *uas,
+				    const struct bf_transport_side *bot,
+				    char *why, size_t len)
+{
+	if (uas->failed && bot->failed) {
+		snprintf(why, len, "both runs failed: neither transport carried the workload");
+		return BF_TV_UNCLEAR;
+	}
+	if (troubled(uas) && !troubled(bot)) {
+		snprintf(why, len, "UAS %s where usb-storage does not",
+			 uas->failed && !(uas->aborts || uas->resets) ?
+			 "fails" : "aborts or resets");
+		return BF_TV_BOT;
+	}
+	if (!troubled(bot) && uas->mean_mbps > 0 &&
+	    bot->mean_mbps >= BF_TRANSPORT_FASTER * uas->mean_mbps) {
+		snprintf(why, len, "usb-storage is %.2fx as fast as UAS",
+			 bot->mean_mbps / uas->mean_mbps);
+		return BF_TV_BOT;
+	}
+	if (bot->failed)
+		snprintf(why, len, "the usb-storage run failed");
+	else
+		snprintf(why, len, "usb-storage is neither steadier nor %.0f %% faster",
+			 100 * (BF_TRANSPORT_FASTER - 1));
+	return BF_TV_KEEP_UAS;
+}
+
+void bf_transport_entry(char *out, size_t len,
+			const struct bf_transport_side *uas,
+			const struct bf_transport_side *bot, unsigned int vid,
+			unsigned int pid, unsigned int bcd, const char *vendor,
+			const char *product, const char *why)
+{
+	char a[200], b[200];
 
 	side_words(a, sizeof(a), uas);
 	side_words(b, sizeof(b), bot);
-	if (worse)
-		snprintf(why, sizeof(why), "UAS aborts or resets where usb-storage does not");
-	else if (slower)
-		snprintf(why, sizeof(why), "usb-storage is %.2fx as fast as UAS",
-			 bot->mean_mbps / uas->mean_mbps);
-	if (!worse && !slower) {
-		snprintf(out, len, "%s\n%s\nverdict: keep UAS (usb-storage is neither steadier nor %.0f %% faster)\n",
-			 a, b, 100 * (BF_TRANSPORT_FASTER - 1));
-		return false;
-	}
 	snprintf(out, len,
-		 "%s\n%s\n"
-		 "verdict: usb-storage: %s\n"
-		 "\n"
-		 "boot parameter (or /sys/module/usb_storage/parameters/quirks):\n"
-		 "  usb-storage.quirks=%04x:%04x:u\n"
-		 "\n"
-		 "drivers/usb/storage/unusual_uas.h:\n"
 		 "/*\n"
 		 " * %s.\n"
 		 " * UAS: %s\n"
@@ -161,11 +175,88 @@ bool bf_transport_verdict(const struct bf_transport_side *uas,
 		 "\t\t\"%s\",\n"
 		 "\t\tUSB_SC_DEVICE, USB_PR_DEVICE, NULL,\n"
 		 "\t\tUS_FL_IGNORE_UAS),\n",
-		 a, b, why, vid, pid, why, a + strlen(uas->driver) + 2,
-		 b + strlen(bot->driver) + 2, vid, pid, bcd, bcd,
-		 vendor && vendor[0] ? vendor : "Vendor",
+		 why, a + strlen(uas->driver) + 2, b + strlen(bot->driver) + 2,
+		 vid, pid, bcd, bcd, vendor && vendor[0] ? vendor : "Vendor",
 		 product && product[0] ? product : "Product");
+}
+
+bool bf_transport_verdict(const struct bf_transport_side *uas,
+			  const struct bf_transport_side *bot,
+			  unsigned int vid, unsigned int pid, unsigned int bcd,
+			  const char *vendor, const char *product, char *out,
+			  size_t len)
+{
+	char a[200], b[200], why[160], entry[1024];
+	enum bf_tverdict v = bf_transport_judge(uas, bot, why, sizeof(why));
+
+	side_words(a, sizeof(a), uas);
+	side_words(b, sizeof(b), bot);
+	if (v == BF_TV_UNCLEAR) {
+		snprintf(out, len, "%s\n%s\nverdict: unclear (%s)\n", a, b, why);
+		return false;
+	}
+	if (v == BF_TV_KEEP_UAS) {
+		snprintf(out, len, "%s\n%s\nverdict: keep UAS (%s)\n", a, b, why);
+		return false;
+	}
+	bf_transport_entry(entry, sizeof(entry), uas, bot, vid, pid, bcd,
+			   vendor, product, why);
+	snprintf(out, len,
+		 "%s\n%s\n"
+		 "verdict: usb-storage: %s\n"
+		 "\n"
+		 "boot parameter (or /sys/module/usb_storage/parameters/quirks):\n"
+		 "  usb-storage.quirks=%04x:%04x:u\n"
+		 "\n"
+		 "drivers/usb/storage/unusual_uas.h:\n%s",
+		 a, b, why, vid, pid, entry);
 	return true;
+}
+
+#define USB_DT_INTERFACE	4
+#define USB_CLASS_MASS_STORAGE	8
+#define USB_PR_BULK		0x50
+
+int bf_usb_has_bot(const unsigned char *d, size_t n, unsigned int num)
+{
+	size_t i = 0;
+	bool found = false;
+
+	/* the device descriptor, then each configuration's descriptors */
+	if (n < 18 || d[0] != 18 || d[1] != 1)
+		return -EINVAL;
+	for (i = 18; i + 2 <= n; i += d[i]) {
+		if (d[i] < 2 || i + d[i] > n)
+			return -EINVAL;
+		if (d[i + 1] == USB_DT_INTERFACE && d[i] >= 9 &&
+		    d[i + 2] == num && d[i + 5] == USB_CLASS_MASS_STORAGE &&
+		    d[i + 7] == USB_PR_BULK)
+			found = true;
+	}
+	return i == n ? found : -EINVAL;
+}
+
+int bf_usb_intf_has_bot(const char *sysroot, const char *intf)
+{
+	unsigned char buf[4096];
+	unsigned int cfg, num;
+	char path[256];
+	ssize_t n;
+	int fd, e;
+
+	if (sscanf(strchrnul(intf, ':'), ":%u.%u", &cfg, &num) != 2)
+		return -EINVAL;
+	bf_fmt(path, sizeof(path), "%s/bus/usb/devices/%.*s/descriptors",
+	       sysroot, (int)strcspn(intf, ":"), intf);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf));
+	e = errno;
+	close(fd);
+	if (n < 0)
+		return -e;
+	return bf_usb_has_bot(buf, (size_t)n, num);
 }
 
 int bf_bind_read(const char *sysroot, const char *intf,

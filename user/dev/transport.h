@@ -75,6 +75,29 @@ struct bf_transport_side {
 #define BF_TRANSPORT_FASTER	1.15
 
 /*
+ * Which transport to use: usb-storage when UAS aborts, resets or fails
+ * where usb-storage does not, or usb-storage is BF_TRANSPORT_FASTER as
+ * fast; UAS otherwise; unclear when both runs failed. The reason in @why.
+ */
+enum bf_tverdict { BF_TV_KEEP_UAS, BF_TV_BOT, BF_TV_UNCLEAR };
+enum bf_tverdict bf_transport_judge(const struct bf_transport_side *uas,
+				    const struct bf_transport_side *bot,
+				    char *why, size_t len);
+/* "keep-uas", "usb-storage", "unclear" */
+const char *bf_tverdict_name(enum bf_tverdict v);
+
+/*
+ * The unusual_uas.h entry for the bridge @vid:@pid at bcdDevice @bcd
+ * (@vendor and @product: its USB strings, iManufacturer and iProduct),
+ * with the evidence (@why and both sides) as its comment.
+ */
+void bf_transport_entry(char *out, size_t len,
+			const struct bf_transport_side *uas,
+			const struct bf_transport_side *bot, unsigned int vid,
+			unsigned int pid, unsigned int bcd, const char *vendor,
+			const char *product, const char *why);
+
+/*
  * The verdict on @uas and @bot: writes a few lines to @out (both sides,
  * and, when usb-storage is the better transport, the boot parameter
  * usb-storage.quirks=VID:PID:u and an unusual_uas.h entry for @vendor,
@@ -86,6 +109,22 @@ bool bf_transport_verdict(const struct bf_transport_side *uas,
 			  unsigned int vid, unsigned int pid, unsigned int bcd,
 			  const char *vendor, const char *product, char *out,
 			  size_t len);
+
+/*
+ * Whether interface @num of a USB device has a Bulk-Only alternate
+ * setting (mass storage, class 8, protocol 0x50), the one usb-storage
+ * drives: from the device's raw descriptors @d (@n bytes, as sysfs's
+ * "descriptors" holds them: the device's, then each configuration's).
+ * 1, 0 (none: usb-storage cannot take it), or -EINVAL for descriptors
+ * that do not parse.
+ */
+int bf_usb_has_bot(const unsigned char *d, size_t n, unsigned int num);
+
+/*
+ * The same for interface @intf ("2-1:1.0") under @sysroot, its device's
+ * descriptors read from sysfs; -errno if they cannot be read.
+ */
+int bf_usb_intf_has_bot(const char *sysroot, const char *intf);
 
 /* Read the interface @intf's binding and usb-storage's quirks. */
 int bf_bind_read(const char *sysroot, const char *intf,

@@ -53,6 +53,8 @@ static void write_path(FILE *f, const struct bf_path *p)
 		meta(f, "usb_version", p->usb_version);
 		meta(f, "usb_id", p->usb_id);
 		meta(f, "usb_bcd_device", p->usb_bcd);
+		meta(f, "usb_manufacturer", p->usb_manufacturer);
+		meta(f, "usb_product", p->usb_product);
 		meta(f, "usb_storage_quirks", p->quirks);
 	}
 	meta(f, "firmware", p->firmware);

@@ -12,6 +12,7 @@
 #include "kselftest_harness.h"
 #include "faketree.h"
 
+#include "cmdtrace.h"
 #include "transport.h"
 
 TEST(quirks_append_replace_keep_others)
@@ -82,7 +83,13 @@ FAKETREE_FIXTURE(
 	"echo 08 > bus/usb/devices/2-2:1.0/bInterfaceClass && "
 	"ln -s ../../drivers/uas bus/usb/devices/2-2:1.0/driver && "
 	"echo 0781:55af:u > module/usb_storage/parameters/quirks && "
-	": > bus/usb/drivers/uas/unbind && : > bus/usb/drivers_probe")
+	": > bus/usb/drivers/uas/unbind && : > bus/usb/drivers_probe && "
+	/* QEMU's usb-uas: one interface, UAS (protocol 0x62) only */
+	"printf '\\022\\001\\000\\003\\000\\000\\000\\011\\364\\106\\003\\000"
+	"\\000\\000\\001\\002\\003\\001"
+	"\\011\\002\\025\\000\\001\\001\\000\\300\\000"
+	"\\011\\004\\000\\000\\000\\010\\006\\142\\000' "
+	"> bus/usb/devices/2-2/descriptors")
 
 TEST_F(sysfs, read_apply_restore)
 {
@@ -115,6 +122,41 @@ TEST_F(sysfs, read_apply_restore)
 	EXPECT_NE(0, bf_bind_apply(self->sys, &p, err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "drivers/nosuch/unbind")) TH_LOG("%s", err);
 	EXPECT_EQ(-ENOENT, bf_bind_read(self->sys, "9-9:1.0", &now));
+}
+
+/* The raw descriptors: a device, a configuration, its interfaces. */
+#define DEV	18, 1, 0x00, 0x03, 0, 0, 0, 9, 0xda, 0x0b, 0x10, 0x92, \
+		0x01, 0x20, 1, 2, 3, 1
+#define CFG(len) 9, 2, (len), 0, 1, 1, 0, 0xc0, 0
+#define IF(num, alt, proto) 9, 4, (num), (alt), 2, 8, 6, (proto), 0
+#define EP(addr) 7, 5, (addr), 2, 0x00, 0x04, 0
+
+TEST(bulk_only_from_descriptors)
+{
+	/* a UAS bridge: Bulk-Only at alternate setting 0, UAS at 1 */
+	static const unsigned char both[] = {
+		DEV, CFG(9 + 9 + 14 + 9 + 14 + 8), IF(0, 0, 0x50),
+		EP(0x81), EP(0x02), IF(0, 1, 0x62), EP(0x83), EP(0x04),
+		4, 0x24, 1, 0, 4, 0x24, 2, 0,	/* pipe usage */
+	};
+	/* QEMU's usb-uas: UAS only */
+	static const unsigned char uas_only[] = {
+		DEV, CFG(9 + 9 + 14), IF(0, 0, 0x62), EP(0x81), EP(0x02),
+	};
+	static const unsigned char bad[] = { DEV, CFG(9), 0, 4 };
+
+	EXPECT_EQ(1, bf_usb_has_bot(both, sizeof(both), 0));
+	EXPECT_EQ(0, bf_usb_has_bot(both, sizeof(both), 1));
+	EXPECT_EQ(0, bf_usb_has_bot(uas_only, sizeof(uas_only), 0));
+	EXPECT_EQ(-EINVAL, bf_usb_has_bot(bad, sizeof(bad), 0));
+	EXPECT_EQ(-EINVAL, bf_usb_has_bot(both, 17, 0));
+	EXPECT_EQ(-EINVAL, bf_usb_has_bot(both, sizeof(both) - 1, 0));
+}
+
+TEST_F(sysfs, no_bulk_only_interface)
+{
+	EXPECT_EQ(0, bf_usb_intf_has_bot(self->sys, "2-2:1.0"));
+	EXPECT_EQ(-ENOENT, bf_usb_intf_has_bot(self->sys, "9-9:1.0"));
 }
 
 TEST(verdict_resets_on_uas_only)
@@ -151,6 +193,83 @@ TEST(verdict_faster_or_not)
 	b.mean_mbps = 29.5;
 	EXPECT_FALSE(bf_transport_verdict(&u, &b, 1, 2, 0, "", "", out,
 					  sizeof(out)));
+}
+
+TEST(both_failed_is_unclear)
+{
+	struct bf_transport_side u = { "uas", 9.9, 0, 0, 0, 0, true };
+	struct bf_transport_side b = { "usb-storage", 29.5, 0, 0, 0, 0, true };
+	char out[2048];
+
+	EXPECT_FALSE(bf_transport_verdict(&u, &b, 1, 2, 0, "", "", out,
+					  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "verdict: unclear (both runs failed")) TH_LOG("%s", out);
+	/* usb-storage failed, UAS did not: keep UAS, and say why */
+	u.failed = false;
+	EXPECT_FALSE(bf_transport_verdict(&u, &b, 1, 2, 0, "", "", out,
+					  sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "verdict: keep UAS (the usb-storage run failed)")) TH_LOG("%s", out);
+}
+
+/* @path with the bridge's USB strings after its bcdDevice line */
+static void usb_strings(const char *path)
+{
+	char *t = strdup(slurp(path)), *at;
+	FILE *f;
+
+	if (!t)
+		abort();
+	at = strstr(t, "# usb_storage_quirks:");
+	f = fopen(path, "w");
+	if (!at || !f)
+		abort();
+	fprintf(f, "%.*s# usb_manufacturer: Realtek\n# usb_product: RTL9210B-CG\n%s",
+		(int)(at - t), t, at);
+	fclose(f);
+	free(t);
+}
+
+/*
+ * transport --traces: the unusual_uas.h entry names the bridge by its USB
+ * strings, not the drive behind it ("# model:"); --json says the same.
+ */
+TEST(traces_name_the_bridge)
+{
+	char dir[] = "/tmp/bf-transport-XXXXXX", a[64], b[64], out[64];
+	struct spec su = base, sb = base;
+	const char *args[] = { "--traces", a, b, NULL };
+	const char *jargs[] = { "--traces", a, b, "--json", NULL };
+	char *o;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(a, sizeof(a), "%s/uas.trace", dir);
+	snprintf(b, sizeof(b), "%s/bot.trace", dir);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	su.resets = 3;
+	sb.driver = "usb-storage";
+	write_trace(a, &su);
+	write_trace(b, &sb);
+	usb_strings(a);
+	usb_strings(b);
+	EXPECT_EQ(0, run_cmd("transport", out, args));
+	o = slurp(out);
+	EXPECT_NE(NULL, strstr(o, "UNUSUAL_DEV(0x0bda, 0x9210, 0xf001, 0xf001,\n\t\t\"Realtek\",\n\t\t\"RTL9210B-CG\",\n"))
+		TH_LOG("%s", o);
+	EXPECT_EQ(NULL, strstr(o, "Samsung"));
+	EXPECT_EQ(0, run_cmd("transport", out, jargs));
+	o = slurp(out);
+	EXPECT_NE(NULL, strstr(o, "\"verdict\":\"usb-storage\"")) TH_LOG("%s", o);
+	EXPECT_NE(NULL, strstr(o, "\"quirk\":\"0bda:9210:u\""));
+	EXPECT_NE(NULL, strstr(o, "\"usb_product\":\"RTL9210B-CG\""));
+	EXPECT_NE(NULL, strstr(o, "\"resets\":3"));
+	/* traces without the strings (older ones): placeholders, said */
+	write_trace(a, &su);
+	EXPECT_EQ(0, run_cmd("transport", out, args));
+	o = slurp(out);
+	EXPECT_NE(NULL, strstr(o, "\t\t\"Vendor\",\n\t\t\"Product\",")) TH_LOG("%s", o);
+	EXPECT_NE(NULL, strstr(o, "lsusb -v -d 0bda:9210"));
+	snprintf(out, sizeof(out), "rm -rf %s", dir);
+	EXPECT_EQ(0, system(out));
 }
 
 TEST_HARNESS_MAIN
