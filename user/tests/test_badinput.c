@@ -41,6 +41,7 @@ enum input {
 	IN_DIR,
 	IN_FAILED,	/* # state: failed */
 	IN_CUT,		/* writer killed mid-line: no trailer */
+	IN_BACKWARDS,	/* time goes backwards after 30 intervals */
 	IN_OTHER_OP,	/* a read trace where a write one goes, and back */
 	IN_DRIVER,	/* the other USB driver than the one the row wants */
 	IN_HEADERLESS,	/* a trace's interval lines only */
@@ -57,6 +58,7 @@ enum input {
 
 static const char *const in_name[IN_COUNT] = {
 	"missing", "empty", "binary", "directory", "failed", "truncated",
+	"backwards",
 	"other-op", "other-driver", "headerless", "no-column-header",
 	"MiB/s-header", "KiB/s-header", "ms-header", "unknown-unit",
 	"BOM-csv", "BOM-trace", "fio-unix-epoch",
@@ -79,6 +81,8 @@ static const struct expect defaults[IN_COUNT] = {
 	[IN_DIR] = { .want = REFUSE, .word = "is a directory" },
 	[IN_FAILED] = { .want = WARN, .word = "failed" },
 	[IN_CUT] = { .want = WARN, .word = "incomplete" },
+	/* refused after samples were read: they must be freed (ASan) */
+	[IN_BACKWARDS] = { .want = REFUSE, .word = "backwards" },
 	[IN_OTHER_OP] = { .want = ACCEPT, .word = NULL },
 	[IN_DRIVER] = { .want = ACCEPT, .word = NULL },
 	[IN_HEADERLESS] = { .want = REFUSE, .word = "header" },
@@ -295,6 +299,21 @@ static void make_input(const char *dir, const struct reader *r,
 	case IN_CUT:
 		trace(path, r->op, r->driver, false, true);
 		break;
+	case IN_BACKWARDS: {
+		char *t, *at;
+
+		trace(tmp, r->op, r->driver, false, false);
+		t = strdup(slurp(tmp));
+		at = t ? strstr(t, "\n30,30.000000,31.000000,") : NULL;
+		if (!at)
+			abort();
+		/* interval 30 starts at 3 s */
+		memcpy(at + 4, "03.000000,04", 12);
+		puts_file(path, t);
+		free(t);
+		unlink(tmp);
+		break;
+	}
 	case IN_OTHER_OP:
 		trace(path, other_op(r->op), r->driver, false, false);
 		break;
@@ -508,6 +527,11 @@ static int check(const char *dir, const struct reader *r, enum input in,
 		fails++; \
 	} while (0)
 
+	/* built with -fsanitize (scripts/test-user-sanitize.sh): a leak or
+	 * UB report is on stderr; a leak does not change a non-zero exit */
+	if (strstr(res->err, "Sanitizer") || strstr(res->err, "runtime error"))
+		FAILED("a sanitizer report: '%.300s'",
+		       strstr(res->err, "Sanitizer") ?: res->err);
 	bad = foreign_line(res->err, r->cmd);
 	if (bad)
 		FAILED("a stderr line not \"blkfloor %s: ...\": '%s'", r->cmd,
@@ -597,6 +621,7 @@ INPUT(binary, IN_BINARY);
 INPUT(directory, IN_DIR);
 INPUT(failed, IN_FAILED);
 INPUT(truncated, IN_CUT);
+INPUT(backwards, IN_BACKWARDS);
 INPUT(other_op, IN_OTHER_OP);
 INPUT(other_driver, IN_DRIVER);
 INPUT(headerless, IN_HEADERLESS);
