@@ -197,6 +197,81 @@ static void track_deviation(struct bf_steady *st, double dt, double bytes)
 	st->dev_t = dir ? dt : 0;
 }
 
+/*
+ * A step down inside the first round: its intervals split in two where the
+ * log rates' squared deviations from the two sides' means are least, the
+ * sides at least 2 and 3 intervals long, the step at least the step ratio
+ * and 4 noise standard deviations (the interval on either side of the
+ * split may straddle it and is left out of the noise). The rounds then go
+ * on from the split, as after any step. Returns true if there was one.
+ */
+static bool first_round_step(struct bf_steady *st)
+{
+	unsigned int n = st->nfirst, i, k, best = 0;
+	double y[BF_STEADY_FIRST_MAX], ps[BF_STEADY_FIRST_MAX + 1] = { 0 };
+	double pss[BF_STEADY_FIRST_MAX + 1] = { 0 }, cost = INFINITY;
+	double ab = 0, at = 0, bb = 0, bt = 0, ma = 0, mb = 0, ss = 0;
+	unsigned int df = 0;
+
+	if (n < 5)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (!(st->first_b[i] > 0))
+			return false;
+		y[i] = log(st->first_b[i] / st->first_t[i] / 1e6);
+		ps[i + 1] = ps[i] + y[i];
+		pss[i + 1] = pss[i] + y[i] * y[i];
+	}
+	for (k = 2; k + 3 <= n; k++) {
+		double sa = ps[k], sb = ps[n] - ps[k];
+		double c = pss[n] - sa * sa / k - sb * sb / (n - k);
+
+		if (c < cost) {
+			cost = c;
+			best = k;
+		}
+	}
+	k = best;
+	/* the sides' levels without the interval next to the split */
+	for (i = 0; i < n; i++)
+		if (i + 1 != k && i != k)
+			*(i < k ? &ma : &mb) += y[i];
+	ma /= k - 1;
+	mb /= n - k - 1;
+	for (i = 0; i < n; i++) {
+		double d = y[i] - (i < k ? ma : mb);
+
+		if (i + 1 != k && i != k) {
+			ss += d * d;
+			df++;
+		}
+	}
+	df = df > 2 ? df - 2 : 1;
+	if (!(ma - mb >= log(st->cfg.step_ratio)) ||
+	    !(ma - mb >= 4 * fmax(sqrt(ss / df), 0.005)))
+		return false;
+	for (i = 0; i < n; i++) {
+		if (i < k) {
+			ab += st->first_b[i];
+			at += st->first_t[i];
+		} else {
+			bb += st->first_b[i];
+			bt += st->first_t[i];
+		}
+	}
+	/* as if the intervals from the split on had been a run off the
+	 * level: step() starts the new plateau there */
+	st->dev_dir = -1;
+	st->dev_bytes = ab;
+	st->dev_time = at;
+	st->dev_b = bb;
+	st->dev_t = bt;
+	step(st, exp(ma));
+	st->rb = bb;
+	st->rt = bt;
+	return true;
+}
+
 bool bf_steady_add(struct bf_steady *st, double dt, double bytes)
 {
 	double m, level;
@@ -228,9 +303,15 @@ bool bf_steady_add(struct bf_steady *st, double dt, double bytes)
 	}
 	st->rb += bytes;
 	st->rt += dt;
+	if (!st->nrounds && !st->nchanges && st->nfirst < BF_STEADY_FIRST_MAX) {
+		st->first_b[st->nfirst] = bytes;
+		st->first_t[st->nfirst++] = dt;
+	}
 	full = st->round_bytes > 0 ? st->rb >= st->round_bytes :
 				     st->rt >= st->cfg.round_s;
 	if (!full)
+		return false;
+	if (!st->nrounds && !st->nchanges && first_round_step(st))
 		return false;
 	m = st->rb / st->rt / 1e6;
 	if (!st->round_bytes)

@@ -16,6 +16,10 @@
  * behind the first is not missed. Stalled intervals (under 2 % of the
  * level) are kept out of the rounds.
  *
+ * The first round has no level to compare with: a step inside it (a cliff
+ * a second in, heat that throttles a few seconds in) is found by splitting
+ * its intervals where the two sides differ most.
+ *
  * A floor that keeps switching (an FTL short of free blocks, a throttle
  * that cycles) never holds for five rounds: each switch is a step. It is
  * established instead once, past a step down and the minimum, the rate
@@ -46,6 +50,8 @@ struct bf_steady_cfg {
 #define BF_STEADY_MAX_STEPS	8
 /* falls and climbs after which a switching floor is established */
 #define BF_STEADY_SWITCHES	4
+/* intervals of the first round kept to find a step inside it */
+#define BF_STEADY_FIRST_MAX	64
 
 struct bf_steady_step {
 	double bytes;		/* bytes written before it */
@@ -83,6 +89,10 @@ struct bf_steady {
 	double lows[BF_STEADY_SWITCHES], highs[BF_STEADY_SWITCHES];
 	unsigned int nlows, nhighs;	/* falls, climbs past the first */
 	bool switching;			/* what held is a switching floor */
+	/* the first round's intervals (bytes, seconds): a step inside it
+	 * has no level before it to be measured against */
+	double first_b[BF_STEADY_FIRST_MAX], first_t[BF_STEADY_FIRST_MAX];
+	unsigned int nfirst;
 };
 
 /* The defaults above. */

@@ -111,6 +111,47 @@ TEST(recovery_after_a_long_low_is_not_the_floor)
 	check_recovery(_metadata, 20e9);
 }
 
+/*
+ * A step inside the first round, before the rule has a level to compare
+ * with: the first round's mean mixes both rates and every later round is
+ * within the step ratio of it. Heat that throttles 200 -> 150 MB/s after
+ * about 3.5 s, and a cliff from 2,000 to 100 MB/s after 3 GB (1.5 s):
+ * each is a step down at its place, and the rule stops five rounds past
+ * it (and a round to find it) instead of writing the whole region.
+ */
+static void check_first_round(struct __test_metadata *_metadata,
+			      const struct tier *t, double ratio)
+{
+	struct bf_steady st;
+	char s[400];
+	double w;
+
+	bf_steady_init(&st, NULL);
+	w = drive(&st, t, 2, 0.02, 100e9, 4);
+	ASSERT_TRUE(st.has_down);
+	ASSERT_TRUE(st.holds);
+	EXPECT_LT(w, t[0].bytes + 7 * 10 * t[1].mbps * 1e6);
+	EXPECT_LT(fabs(st.steps[0].bytes - t[0].bytes), t[0].mbps * 1e6 + 1);
+	EXPECT_LT(fabs(st.steps[0].ratio - ratio) / ratio, 0.1);
+	EXPECT_LT(fabs(st.level_mbps - t[1].mbps) / t[1].mbps, 0.05);
+	bf_steady_said(&st, 0, s, sizeof(s));
+	EXPECT_NE(NULL, strstr(s, "floor held")) TH_LOG("%s", s);
+}
+
+TEST(step_inside_the_first_round)
+{
+	const struct tier t[] = { { 700e6, 200 }, { 1e15, 150 } };
+
+	check_first_round(_metadata, t, 200.0 / 150);
+}
+
+TEST(cliff_inside_the_first_round)
+{
+	const struct tier t[] = { { 3e9, 2000 }, { 1e15, 100 } };
+
+	check_first_round(_metadata, t, 20);
+}
+
 /* Rounds are bytes, sized from the rate of the plateau they belong to. */
 TEST(rounds_sized_from_rate)
 {
