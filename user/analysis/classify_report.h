@@ -97,6 +97,8 @@ struct bf_report {
 	bool confirmed;		/* an experiment confirmed @class */
 	struct bf_evidence *ev;	/* the experiments weighed, not owned */
 	size_t nev;
+	bool ev_from_trace;	/* judged from a trace's data, not run now
+				 * nor read from its result lines */
 	/* the link's events the run recorded (origin.h), none if n == 0 */
 	struct bf_link_events {
 		unsigned int n;		/* abort + reset + timeout + ... */

@@ -31,6 +31,14 @@ void bf_report_shape_only(struct bf_report *r)
 	r->confirmed = false;
 	r->ev = NULL;
 	r->nev = 0;
+	r->ev_from_trace = false;
+}
+
+static const char *basis(const struct bf_report *r)
+{
+	if (!r->confirmed)
+		return "shape";
+	return r->ev_from_trace ? "experiment in the trace" : "experiment";
 }
 
 static bool is_class(int c)
@@ -100,11 +108,52 @@ void bf_report_apply_evidence(struct bf_report *r, struct bf_evidence *ev,
 	}
 }
 
+void bf_evidence_line(const struct bf_evidence *e, char *buf, size_t len)
+{
+	snprintf(buf, len,
+		 "result %s supports=%s confirms=%s cost_bytes=%.0f cost_s=%.3f: %s",
+		 bf_exp_name(e->kind),
+		 is_class(e->supports) ?
+		 bf_class_name((enum bf_class)e->supports) : "none",
+		 e->confirms ? "yes" : "no", fmax(e->bytes, 0), e->secs,
+		 e->result);
+}
+
+bool bf_evidence_parse(const char *line, struct bf_evidence *e)
+{
+	char kind[32], sup[32], conf[8];
+	int k, c, pos = 0;
+
+	memset(e, 0, sizeof(*e));
+	if (sscanf(line, "result %31s supports=%31s confirms=%7s cost_bytes=%lf cost_s=%lf: %n",
+		   kind, sup, conf, &e->bytes, &e->secs, &pos) != 5 || !pos ||
+	    !isfinite(e->bytes) || !isfinite(e->secs))
+		return false;
+	for (k = 0; k < BF_EXP_COUNT && strcmp(kind, exp_names[k]); k++)
+		;
+	if (k == BF_EXP_COUNT)
+		return false;
+	e->kind = (enum bf_exp_kind)k;
+	e->supports = -1;
+	for (c = 0; c < BF_CLASS_COUNT; c++)
+		if (!strcmp(sup, bf_class_name((enum bf_class)c)))
+			e->supports = c;
+	if (e->supports < 0 && strcmp(sup, "none"))
+		return false;
+	if (strcmp(conf, "yes") && strcmp(conf, "no"))
+		return false;
+	e->confirms = !strcmp(conf, "yes") && e->supports >= 0;
+	snprintf(e->result, sizeof(e->result), "%s", line + pos);
+	return true;
+}
+
 void bf_evidence_print(FILE *f, const struct bf_report *r)
 {
 	char b[32], s[32];
 	size_t i;
 
+	if (r->nev)
+		fprintf(f, "basis: %s\n", basis(r));
 	for (i = 0; i < r->nev; i++) {
 		const struct bf_evidence *e = &r->ev[i];
 
@@ -119,7 +168,7 @@ void bf_evidence_json(struct bf_json *j, const struct bf_report *r)
 {
 	size_t i;
 
-	bf_json_str(j, "basis", r->confirmed ? "experiment" : "shape");
+	bf_json_str(j, "basis", basis(r));
 	bf_json_double(j, "shape_confidence",
 		       round(r->shape_confidence * 1000) / 1000);
 	bf_json_arr_open(j, "evidence");

@@ -65,6 +65,15 @@ void bf_report_shape_only(struct bf_report *r);
 void bf_report_apply_evidence(struct bf_report *r, struct bf_evidence *ev,
 			      size_t n);
 
+/*
+ * One experiment's outcome as a trace keeps it, after "# experiment: ":
+ * "result KIND supports=CLASS|none confirms=yes|no cost_bytes=N
+ * cost_s=S: RESULT", and read back (true if @line, from "result", is
+ * one; the effect is left empty: bf_report_apply_evidence() words it).
+ */
+void bf_evidence_line(const struct bf_evidence *e, char *buf, size_t len);
+bool bf_evidence_parse(const char *line, struct bf_evidence *e);
+
 /* "evidence: ..." lines, and the "evidence" list as a JSON member. */
 void bf_evidence_print(FILE *f, const struct bf_report *r);
 void bf_evidence_json(struct bf_json *j, const struct bf_report *r);

@@ -278,12 +278,12 @@ static bool sustain_watch(void *arg, const struct bf_iv *iv)
  */
 static int diagnose(struct bf_ctx *c, const struct bf_opts *o,
 		    struct bf_report *rep, uint64_t start, uint64_t len,
-		    uint64_t pos, uint64_t run_start_ns, struct bf_diag *dg)
+		    const struct bf_run_result *res, struct bf_diag *dg)
 {
 	struct bf_realdrive rd;
 	struct bf_diag_cfg cfg;
 	struct bf_drive drv;
-	char line[600], b[32], t[32];
+	char line[600];
 	size_t i;
 	int ret;
 
@@ -296,8 +296,11 @@ static int diagnose(struct bf_ctx *c, const struct bf_opts *o,
 			fprintf(stderr, "diagnose: no step to probe: no experiment run\n");
 		return EXIT_OK;
 	}
-	bf_realdrive_init(&rd, c, o, start, len, pos, c->trace, &drv);
-	rd.run_start_ns = run_start_ns;
+	bf_realdrive_init(&rd, c, o, start, len, start + res->info.bytes,
+			  c->trace, &drv);
+	rd.run_start_ns = res->info.start_time_ns;
+	rd.trace_index = res->info.intervals;
+	rd.trace_bytes = (double)res->info.bytes;
 	bf_diag_cfg_from_report(&cfg, rep);
 	cfg.trim = o->trim;
 	if (o->ngaps) {
@@ -316,12 +319,9 @@ static int diagnose(struct bf_ctx *c, const struct bf_opts *o,
 		return EXIT_FAIL;
 	}
 	bf_report_apply_evidence(rep, dg->ev, dg->nev);
+	/* the outcomes, which classify reads back from the trace */
 	for (i = 0; c->trace && i < dg->nev; i++) {
-		bf_fmt_si_bytes(b, sizeof(b), dg->ev[i].bytes);
-		bf_fmt_secs(t, sizeof(t), dg->ev[i].secs);
-		snprintf(line, sizeof(line), "%s: %s; cost %s, %s; effect: %s",
-			 bf_exp_name(dg->ev[i].kind), dg->ev[i].result, b, t,
-			 dg->ev[i].effect);
+		bf_evidence_line(&dg->ev[i], line, sizeof(line));
 		bf_tracer_note(c->trace, "experiment", line);
 	}
 	return EXIT_OK;
@@ -446,9 +446,7 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 			bf_report_link_events(&rep, res.pev, res.npev);
 	}
 	if (kind == W_SUSTAIN && o.diagnose && classified && ret == EXIT_OK)
-		ret = diagnose(&c, &o, &rep, o.offset, len,
-			       o.offset + res.info.bytes,
-			       res.info.start_time_ns, &dg);
+		ret = diagnose(&c, &o, &rep, o.offset, len, &res, &dg);
 	else if (kind == W_SUSTAIN && o.diagnose && !o.quiet && !o.json)
 		fprintf(stderr, "diagnose: the sustained write did not give a curve to probe: no experiment run\n");
 	if (kind == W_FILL && fill_stats(&res, &fs))
@@ -608,12 +606,14 @@ BLKFLOOR_COMMAND(diagnose, "DEV --yes-destroy-data [options]", do_diagnose,
 	"Ask the drive for the cause of its floor: sustain, then experiments.\n"
 	"After a sustained write to the floor (as sustain, --until floor by\n"
 	"default), runs on the same region:\n"
-	"  idle recovery  idle gaps of 10, 60 and 240 s, each followed by a\n"
-	"                 write until the floor is back: the bytes at the high\n"
-	"                 rate give a refill rate per idle minute, or none;\n"
-	"  cool-down      the longest gap again, the write capped below the\n"
-	"                 high rate: a cache relapses after the same bytes,\n"
-	"                 heat after far more (temperature shown where read);\n"
+	"  idle recovery  a write at once, then idle gaps of 10, 60 and 240 s,\n"
+	"                 each followed by a write until the floor is back:\n"
+	"                 the bytes at the high rate give a refill rate per\n"
+	"                 idle minute, or none (measured after 1 and 3 s when\n"
+	"                 10 s gave it all back);\n"
+	"  cool-down      the longest gap again, the write at less power: a\n"
+	"                 cache relapses after the same bytes, heat after far\n"
+	"                 more (temperature shown where read);\n"
 	"  TRIM retest    with --trim, where discard reaches the drive:\n"
 	"                 discard the region, idle, write: back near the peak\n"
 	"                 for far more than idle gave is a starved FTL.\n"

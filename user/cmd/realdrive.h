@@ -23,6 +23,10 @@ struct bf_realdrive {
 	/* the traced run's start (CLOCK_REALTIME ns; 0: unknown): each idle
 	 * gap is written to the trace at its time into that run */
 	uint64_t run_start_ns;
+	/* the probes' intervals follow the traced run's in the trace: their
+	 * next index and the bytes before them */
+	uint64_t trace_index;
+	double trace_bytes;
 	char disk[64];
 };
 

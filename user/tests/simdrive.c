@@ -81,27 +81,30 @@ static double sim_interval_max(struct simdrive *d, double cap, double max,
 	return b * f;
 }
 
-/* One whole interval of writing at most @cap (0: none) MB/s; returns bytes. */
-static double sim_interval(struct simdrive *d, double cap)
-{
-	double dt;
-
-	return sim_interval_max(d, cap, 0, &dt);
-}
-
 static int sim_write(void *ctx, const struct bf_probe *p, struct bf_series *out)
 {
 	struct simdrive *d = ctx;
 	double bytes = 0, secs = 0, low = 0;
 
 	for (;;) {
-		double b = sim_interval(d, p->cap_mbps), r = b / d->iv_s / 1e6;
+		bool capped = p->cap_mbps > 0 &&
+			      (!(p->cap_bytes > 0) || bytes < p->cap_bytes);
+		double dt, r, b;
 
+		/* an interval ends where the capped part does */
+		b = sim_interval_max(d, capped ? p->cap_mbps : 0,
+				     capped && p->cap_bytes > 0 ?
+				     p->cap_bytes - bytes : 0, &dt);
+		if (!(dt > 0))
+			return 0;
+		r = b / dt / 1e6;
 		bytes += b;
-		secs += d->iv_s;
-		if (bf_series_push(out, secs, d->iv_s, r, bytes))
+		secs += dt;
+		if (bf_series_push(out, secs, dt, r, bytes))
 			return -ENOMEM;
-		low = r < p->stop_below ? low + d->iv_s : 0;
+		/* the stop watches past the capped part only */
+		low = r < p->stop_below && !(capped && p->cap_bytes > 0) ?
+		      low + dt : 0;
 		if (p->stop_hold_s > 0 && low >= p->stop_hold_s - 1e-9)
 			return 0;
 		if ((p->bytes > 0 && bytes >= p->bytes) ||
@@ -110,10 +113,10 @@ static int sim_write(void *ctx, const struct bf_probe *p, struct bf_series *out)
 	}
 }
 
-static int sim_idle(void *ctx, double secs)
+static int sim_idle(void *ctx, const struct bf_trial *tr)
 {
 	struct simdrive *d = ctx;
-	double t;
+	double t, secs = tr->gap_s;
 
 	for (t = 0; t < secs - 1e-9; t += STEP_S) {
 		if (d->cache)

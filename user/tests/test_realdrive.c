@@ -47,7 +47,7 @@ TEST(idle_gap_in_the_trace)
 	clock_gettime(CLOCK_REALTIME, &now);
 	rd.run_start_ns = (uint64_t)now.tv_sec * 1000000000ULL + now.tv_nsec -
 			  100000000000ULL;
-	ASSERT_EQ(0, drv.idle(drv.ctx, 0.2));
+	ASSERT_EQ(0, drv.idle(drv.ctx, &(struct bf_trial){ .gap_s = 0.2 }));
 	close(fd);
 
 	f = fopen(path, "r");
