@@ -86,6 +86,10 @@ int bf_format_parse(const char *s, enum bf_format *f);
  * @err_no: a trace's "# errno:", 0 if none
  * @units: the units of a CSV's columns as read ("s, MB/s", or those its
  *	   header names: "ms, MiB/s"), "" for the other formats
+ * @keep_experiments: in: keep a diagnose trace's probes (the intervals
+ *	  after its first "# experiment: idle at T s" line) in the curve;
+ *	  without it the curve is the sustained write alone
+ * @exp_at_s: out: T of that line (when the experiments began), or -1
  */
 struct bf_load {
 	enum bf_format format;
@@ -95,6 +99,8 @@ struct bf_load {
 	char units[32];
 	bool ended, failed, cut;
 	long err_no;
+	bool keep_experiments;
+	double exp_at_s;
 };
 
 /*

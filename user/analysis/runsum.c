@@ -135,14 +135,32 @@ static void host_cpu(const char *s, struct bf_runsum *r)
 	r->run_s = field(s, "run_s");
 }
 
+static int add_trial(struct bf_runsum *r, double t,
+		     const struct bf_trial *tr)
+{
+	struct bf_rtrial *x = bf_grow(r->trial, &r->tcap, r->ntrial + 1,
+				      sizeof(*x), 16);
+
+	if (!x)
+		return -ENOMEM;
+	r->trial = x;
+	x[r->ntrial].t = t;
+	x[r->ntrial].trial = *tr;
+	r->ntrial++;
+	return 0;
+}
+
 /*
  * "# event: T KIND MESSAGE", "# error: T OP LBA BYTES ERRNO CLASS LAT_US",
- * "# experiment: idle at T s for S s", the trailer's lines
+ * "# experiment: idle at T s for S s[, ...]", "# experiment: result ...",
+ * the trailer's lines
  */
 static int comment(const char *line, struct bf_runsum *r)
 {
+	struct bf_trial tr;
 	char word[32];
-	double t, secs;
+	double t;
+	int ret;
 
 	if (!strncmp(line, "# path_modules:", 15)) {
 		line += 15;
@@ -153,10 +171,16 @@ static int comment(const char *line, struct bf_runsum *r)
 		run_latency(line + 17, r);
 	} else if (!strncmp(line, "# host_cpu:", 11)) {
 		host_cpu(line + 11, r);
-	} else if (sscanf(line, "# experiment: idle at %lf s for %lf s", &t,
-		   &secs) == 2) {
-		if (isfinite(t) && isfinite(secs) && secs > 0)
-			return add_gap(r, t, secs);
+	} else if (!strncmp(line, "# experiment: ", 14) &&
+		   bf_trial_parse(line + 14, &tr, &t)) {
+		ret = add_trial(r, t, &tr);
+		if (!ret && tr.gap_s > 0)
+			ret = add_gap(r, t, tr.gap_s);
+		return ret;
+	} else if (!strncmp(line, "# experiment: ", 14) &&
+		   r->nres < BF_EXP_COUNT &&
+		   bf_evidence_parse(line + 14, &r->res[r->nres])) {
+		r->nres++;
 	} else if (sscanf(line, "# event: %lf %31s", &t, word) == 2) {
 		TALLY(r->ev, r->nev, sizeof(r->ev) / sizeof(r->ev[0]), word);
 		return add_mark(r, t, word);
@@ -322,6 +346,10 @@ void bf_runsum_free(struct bf_runsum *r)
 	free(r->gap);
 	r->gap = NULL;
 	r->ngap = r->gcap = 0;
+	free(r->trial);
+	r->trial = NULL;
+	r->ntrial = r->tcap = 0;
+	r->nres = 0;
 }
 
 unsigned long long bf_runsum_events(const struct bf_runsum *r,

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "experiment.h"
+
 /* The header items a comparison shows or checks ("# key: value"). */
 enum bf_rkey {
 	BF_RK_DEVICE, BF_RK_MODEL, BF_RK_SERIAL, BF_RK_SIZE, BF_RK_TRANSPORT,
@@ -64,6 +66,13 @@ struct bf_runsum {
 	/* "# host_cpu:": what the host gave the run (NAN: not recorded) */
 	double steal_pct, thread_cpu_s, thread_wait_s, run_s;
 	double *ios;			/* each latency interval's I/Os */
+	/* every trial of diagnose (an idle line, the probe after it at T s,
+	 * also with no idle) and the outcomes it recorded ("# experiment:
+	 * result ...") */
+	struct bf_rtrial { double t; struct bf_trial trial; } *trial;
+	size_t ntrial, tcap;
+	struct bf_evidence res[BF_EXP_COUNT];
+	size_t nres;
 	char state[16];			/* done, stopped, failed; "" if none */
 	long err_no;			/* "# errno:" */
 };

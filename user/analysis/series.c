@@ -416,13 +416,22 @@ struct trace_state {
 	double prev_end, prev_total, sum, gap_s;
 	unsigned int gaps, gap_lines;
 	bool any, failed, ended;
+	bool exp;		/* past the experiments' first idle line */
+	double exp_at;
 	long err_no, dropped;
 };
 
-/* "# state: failed", "# errno: -5", "# dropped: 3" */
+/* "# state: failed", "# errno: -5", "# dropped: 3", the first
+ * "# experiment: idle at T s" (diagnose's probes follow it) */
 static void trace_meta(const char *line, struct trace_state *ts)
 {
-	if (!strncmp(line, "# state:", 8)) {
+	double t;
+
+	if (!ts->exp && sscanf(line, "# experiment: idle at %lf s", &t) == 1 &&
+	    isfinite(t)) {
+		ts->exp = true;
+		ts->exp_at = t;
+	} else if (!strncmp(line, "# state:", 8)) {
 		ts->ended = true;
 		ts->failed = strstr(line + 8, "failed") != NULL;
 	} else if (!strncmp(line, "# errno:", 8)) {
@@ -472,7 +481,9 @@ static int trace_line(char *line, long no, const struct trace_cols *c,
 	if (ts->any && tot < ts->prev_total)
 		FAIL("line %ld: bytes_total decreases (%.0f after %.0f)", no,
 		     tot, ts->prev_total);
-	if (ts->any && st > ts->prev_end + fmax(1e-3, 0.01 * (en - st))) {
+	/* the experiments' idle gaps are no holes in the curve */
+	if (ts->any && !ts->exp &&
+	    st > ts->prev_end + fmax(1e-3, 0.01 * (en - st))) {
 		ts->gaps++;
 		ts->gap_s += st - ts->prev_end;
 	}
@@ -544,12 +555,16 @@ static int read_trace(struct lines *L, struct bf_load *ld,
 			header = true;
 			continue;
 		}
+		if (ts.exp && !ld->keep_experiments)
+			continue;
 		TRY(trace_line(line, L->no, &c, &ts, ser, err, errlen));
 	}
 	if (L->err)
 		goto out;
 	if (!header)
 		FAIL("trace has no column header line (index,start_s,end_s,...)");
+	if (ts.exp)
+		ld->exp_at_s = ts.exp_at;
 	if (bf_series_finish(ser))
 		FAIL("out of memory");
 	ld->ended = ts.ended;
@@ -1012,6 +1027,7 @@ int bf_series_read_as(FILE *f, struct bf_load *ld, struct bf_series *ser,
 	ld->op[0] = ld->units[0] = '\0';
 	ld->guessed = ld->ended = ld->failed = ld->cut = false;
 	ld->err_no = 0;
+	ld->exp_at_s = -1;
 	line = next_line(&L);
 	if (line) {
 		L.pending = true;

@@ -12,11 +12,13 @@
 
 #include "blkfloor.h"
 #include "classify.h"
+#include "experiment.h"
 #include "input.h"
 #include "origin.h"
 #include "json.h"
 #include "opts.h"
 #include "runsum.h"
+#include "stats.h"
 #include "units.h"
 
 #define CURVE_OPTS	BF_OPT(FORMAT)
@@ -40,41 +42,133 @@ static int parse(struct bf_opts *o, int argc, char **argv, uint32_t allowed,
 }
 
 /* A trace's "# event:" lines: the link's events name its origin. */
-static void link_events(const struct bf_input *in, struct bf_report *r)
+static void link_events(const struct bf_runsum *rs, struct bf_report *r)
 {
 	struct bf_path_event *pe;
-	struct bf_runsum rs;
-	char err[160];
-	FILE *f = bf_input_stream(in);
 	size_t i;
 
+	if (!rs->nmark)
+		return;
+	pe = calloc(rs->nmark, sizeof(*pe));
+	if (!pe)
+		return;
+	for (i = 0; i < rs->nmark; i++) {
+		pe[i].t = rs->mark[i].t;
+		pe[i].kind = rs->mark[i].kind;
+	}
+	bf_report_link_events(r, pe, rs->nmark);
+	free(pe);
+}
+
+static void read_runsum(const struct bf_input *in, struct bf_runsum *rs)
+{
+	char err[160];
+	FILE *f = bf_input_stream(in);
+
+	memset(rs, 0, sizeof(*rs));
 	if (!f)
 		return;
-	memset(&rs, 0, sizeof(rs));
-	if (!bf_runsum_read(f, &rs, err, sizeof(err)) && rs.nmark) {
-		pe = calloc(rs.nmark, sizeof(*pe));
-		if (pe) {
-			for (i = 0; i < rs.nmark; i++) {
-				pe[i].t = rs.mark[i].t;
-				pe[i].kind = rs.mark[i].kind;
-			}
-			bf_report_link_events(r, pe, rs.nmark);
-			free(pe);
-		}
-	}
-	bf_runsum_free(&rs);
+	if (bf_runsum_read(f, rs, err, sizeof(err)))
+		memset(rs, 0, sizeof(*rs));
 	fclose(f);
+}
+
+/* The median interval of @s[0..n), seconds. */
+static double median_dt(const struct bf_sample *s, size_t n)
+{
+	double *v = n ? malloc(n * sizeof(*v)) : NULL, m;
+	size_t i;
+
+	if (!v)
+		return 0;
+	for (i = 0; i < n; i++)
+		v[i] = s[i].dt;
+	m = bf_median(v, n);
+	free(v);
+	return m;
+}
+
+/*
+ * A diagnose trace's experiments, weighed into @r: the outcomes diagnose
+ * recorded, or where it recorded none, its trials judged again from the
+ * probes in the trace (@all: the sustained write, @nsus samples, then the
+ * probes from @first[i] on; experiment.c). @dg keeps the evidence.
+ */
+static void trace_evidence(const struct bf_runsum *rs,
+			   const struct bf_series *all, size_t nsus,
+			   const size_t *first, struct bf_report *r,
+			   struct bf_diag *dg)
+{
+	struct bf_trial *t;
+	size_t i;
+
+	if (rs->nres) {
+		memset(dg, 0, sizeof(*dg));
+		memcpy(dg->ev, rs->res, rs->nres * sizeof(rs->res[0]));
+		dg->nev = rs->nres;
+		bf_report_apply_evidence(r, dg->ev, dg->nev);
+		return;
+	}
+	if (!rs->ntrial || !first || nsus >= all->n)
+		return;
+	t = calloc(rs->ntrial, sizeof(*t));
+	if (!t)
+		return;
+	for (i = 0; i < rs->ntrial; i++)
+		t[i] = rs->trial[i].trial;
+	if (!bf_diag_recorded(r, median_dt(all->s, nsus), t, rs->ntrial,
+			      all->s, first, dg)) {
+		bf_report_apply_evidence(r, dg->ev, dg->nev);
+		r->ev_from_trace = true;
+	}
+	free(t);
+}
+
+/*
+ * A diagnose trace (experiments after the sustained write): its curve
+ * again with the probes (the reader leaves them out), in @all, and where
+ * each trial's probe starts (@first, allocated). Returns the samples of
+ * the sustained write, or 0 if it cannot.
+ */
+static size_t read_probes(const struct bf_input *in,
+			  const struct bf_runsum *rs, struct bf_series *all,
+			  size_t **first)
+{
+	struct bf_load ld = { .format = BF_FORMAT_TRACE,
+			      .keep_experiments = true };
+	char err[320];
+	double *at;
+	size_t i, n = 0;
+	FILE *f;
+
+	*first = calloc(rs->ntrial + 1, sizeof(**first));
+	at = calloc(rs->ntrial, sizeof(*at));
+	f = bf_input_stream(in);
+	if (*first && at && f &&
+	    !bf_series_read_as(f, &ld, all, err, sizeof(err))) {
+		for (i = 0; i < rs->ntrial; i++)
+			at[i] = rs->trial[i].t;
+		n = bf_trials_split(all->s, all->n, at, rs->ntrial, *first);
+	}
+	if (f)
+		fclose(f);
+	free(at);
+	return n;
 }
 
 /*
  * Read @path (say what format was guessed, and any warning) and classify
- * it. 0, or a negative errno with the reason in @err and @in freed.
+ * it. 0, or a negative errno with the reason in @err and @in freed. With
+ * @dg, a diagnose trace's experiments are weighed in as well (@dg keeps
+ * their evidence for @r's printers); the curve is the sustained write.
  */
 static int load(const char *cmd, const char *path, enum bf_format fmt,
-		struct bf_input *in, struct bf_report *r, char *err,
-		size_t errlen)
+		struct bf_input *in, struct bf_report *r, struct bf_diag *dg,
+		char *err, size_t errlen)
 {
-	struct bf_series *ser = &in->ser;
+	struct bf_series *ser = &in->ser, all = { 0 };
+	struct bf_runsum rs = { 0 };
+	size_t *first = NULL, nsus = 0;
 	int ret;
 
 	ret = bf_input_read(in, path, fmt, err, errlen);
@@ -92,8 +186,19 @@ static int load(const char *cmd, const char *path, enum bf_format fmt,
 		return ret;
 	}
 	r->warnings = in->ld.warn;
-	if (in->ld.format == BF_FORMAT_TRACE)
-		link_events(in, r);
+	if (in->ld.format != BF_FORMAT_TRACE)
+		return 0;
+	read_runsum(in, &rs);
+	link_events(&rs, r);
+	if (dg && rs.ntrial && !rs.nres && in->ld.exp_at_s >= 0)
+		nsus = read_probes(in, &rs, &all, &first);
+	/* the curve read is the sustained write alone: the probes' split
+	 * must agree with it */
+	if (dg && (rs.nres || nsus == ser->n))
+		trace_evidence(&rs, &all, nsus, first, r, dg);
+	free(first);
+	bf_series_free(&all);
+	bf_runsum_free(&rs);
 	return 0;
 }
 
@@ -153,9 +258,10 @@ static int do_classify(int argc, char **argv)
 	for (i = 0; i < o.npos; i++) {
 		struct bf_input in;
 		struct bf_report r;
+		struct bf_diag dg = { 0 };
 		char err[400];
 
-		if (load(argv[0], o.pos[i], o.format, &in, &r, err,
+		if (load(argv[0], o.pos[i], o.format, &in, &r, &dg, err,
 			 sizeof(err))) {
 			fprintf(stderr, "blkfloor %s: %s\n", argv[0], err);
 			failed++;
@@ -274,7 +380,7 @@ static int do_predict(int argc, char **argv)
 		return ret;
 	if (!(o.set & BF_OPT(SIZE)))
 		return usage(argv[0], "--size SIZE is required");
-	if (load(argv[0], o.pos[0], o.format, &in, &r, err, sizeof(err)))
+	if (load(argv[0], o.pos[0], o.format, &in, &r, NULL, err, sizeof(err)))
 		return bf_refuse(argv[0], o.json, "%s", err);
 	secs = bf_predict_seconds(&r, (double)o.size, &end);
 	ret = EXIT_OK;
