@@ -475,6 +475,94 @@ static void levels(struct bf_work *w, const struct bf_feat *f,
  * rate (a drive that writes less cools), not the other way round.
  */
 #define BF_TEMP_HOT_C	60.0
+/*
+ * A sensor that is no reading: one that repeats a value exactly while the
+ * rate changes this many times over (stuck), one that gives a new value
+ * only every BF_TEMP_SPARSE_S seconds or more, and every three intervals
+ * or more (read rarely, blank or held between), or one blank in more than
+ * BF_TEMP_BLANK of the intervals
+ * between its first and last reading. A sensor can say "not heat" only
+ * if it could have shown heat.
+ */
+#define BF_TEMP_STUCK_RATIO	2.0
+#define BF_TEMP_SPARSE_S	10.0
+#define BF_TEMP_BLANK		0.1
+
+/*
+ * Whether the readings can be evidence at all (see above); if not, why in
+ * T->said. @yhi, @ylo: the highest and lowest log rate beside a reading.
+ */
+static bool temp_readable(const struct bf_work *w, struct bf_temp *T,
+			  double ylo, double yhi)
+{
+	size_t i, first = w->n, last = 0, blank = 0, fresh = 0, ng = 0;
+	double prev = NAN, prev_t = NAN, span, every, *gap, *dts;
+	bool after_blank = false;
+
+	for (i = 0; i < w->n; i++) {
+		if (!w->s[i].has_temp)
+			continue;
+		first = i < first ? i : first;
+		last = i;
+	}
+	gap = malloc(T->n * sizeof(*gap));
+	dts = malloc((last - first + 1) * sizeof(*dts));
+	if (!gap || !dts) {
+		free(gap);
+		free(dts);
+		return false;
+	}
+	/* a new value: one that differs from the reading before, or comes
+	 * after blank cells; the time between new values is how often the
+	 * sensor was really read */
+	for (i = first; i <= last; i++) {
+		const struct bf_sample *x = &w->s[i];
+
+		dts[i - first] = x->dt;
+		if (!x->has_temp) {
+			blank++;
+			after_blank = true;
+			continue;
+		}
+		if (after_blank || !(fabs(x->temp_c - prev) < 1e-9)) {
+			if (isfinite(prev_t))
+				gap[ng++] = x->t - prev_t;
+			prev_t = x->t;
+			fresh++;
+		}
+		after_blank = false;
+		prev = x->temp_c;
+	}
+	span = w->s[last].t - (w->s[first].t - w->s[first].dt);
+	every = ng ? bf_median(gap, ng) : span;
+	/* ... compared with the curve's own interval: a coarse curve whose
+	 * every interval carries a new reading follows the drive as well as
+	 * its rate does */
+	if (every < 3 * bf_median(dts, last - first + 1))
+		every = 0;
+	free(gap);
+	free(dts);
+	if (T->max_c - T->min_c < 1e-9 &&
+	    yhi - ylo >= log(BF_TEMP_STUCK_RATIO)) {
+		snprintf(T->said, sizeof(T->said),
+			 "%.1f °C throughout while the rate changed %.1f-fold: a stuck sensor, no reading",
+			 T->max_c, exp(yhi - ylo));
+		return false;
+	}
+	if (every >= BF_TEMP_SPARSE_S) {
+		snprintf(T->said, sizeof(T->said),
+			 "a new temperature only every %.0f s (%zu values in %.0f s): too few to follow the drive, no reading",
+			 every, fresh, span);
+		return false;
+	}
+	if (blank > BF_TEMP_BLANK * (last - first + 1)) {
+		snprintf(T->said, sizeof(T->said),
+			 "blank cells in %zu of %zu intervals between the first and last reading: no reading",
+			 blank, last - first + 1);
+		return false;
+	}
+	return true;
+}
 
 /*
  * What the drive's temperature did, and what it says about the verdict: a
@@ -569,6 +657,8 @@ static void temp_evidence(const struct bf_work *w, struct bf_report *r,
 			 "only %zu temperature readings: no evidence", T->n);
 		return;
 	}
+	if (!temp_readable(w, T, ylo, yhi))
+		return;
 	den = (T->n * sxx - sx * sx) * (T->n * syy - sy * sy);
 	if (den > 0)
 		T->corr = (T->n * sxy - sx * sy) / sqrt(den);

@@ -148,6 +148,74 @@ TEST(flat_temperature_is_not_heat)
 }
 
 /*
+ * Sensors that lie: the staircase above, which the rate alone reads as
+ * heat, beside a temperature that is no reading. Each is no evidence
+ * either way (the verdict stays the shape's), never "not heat".
+ */
+enum lie { STUCK, SPARSE, HELD, BLANK };
+
+static void lying_sensor(struct __test_metadata *_metadata, enum lie how,
+			 const char *said)
+{
+	struct bf_sample s[N];
+	double rate[N], temp[N];
+	struct bf_report r;
+	uint64_t st = 7;
+
+	for (int i = 0; i < N; i++) {
+		rate[i] = i < 30 ? 800 : i < 60 ? 560 : i < 90 ? 400 : 280;
+		temp[i] = 41 + 0.4 * jitter(&st);
+		/* read every 10 s, blank between */
+		if (how == SPARSE && i % 10)
+			temp[i] = NAN;
+		/* read every 10 s, the value held between */
+		if (how == HELD && i % 10)
+			temp[i] = temp[i - 1];
+		/* a quarter of the cells blank */
+		if (how == BLANK && jitter(&st) < -0.5)
+			temp[i] = NAN;
+	}
+	build(s, N, rate, temp);
+	/* a stuck sensor repeats one value exactly; build() jitters it */
+	for (int i = 0; i < N; i++) {
+		if (how == STUCK)
+			s[i].temp_c = 41;
+		if (how == HELD && i % 10)
+			s[i].temp_c = s[i - 1].temp_c;
+	}
+	ASSERT_EQ(0, bf_classify(s, N, &r));
+	EXPECT_EQ(0, r.temp.evidence) TH_LOG("%s", r.temp.said);
+	EXPECT_EQ(BF_CLASS_THERMAL_THROTTLING, (int)r.class) TH_LOG("%s", r.reason);
+	EXPECT_EQ(NULL, strstr(r.reason, "not heat")) TH_LOG("%s", r.reason);
+	EXPECT_NE(NULL, strstr(r.temp.said, said)) TH_LOG("%s", r.temp.said);
+	bf_report_free(&r);
+}
+
+/* 41 °C exactly while the rate fell 2.9-fold: stuck */
+TEST(stuck_sensor_is_no_reading)
+{
+	lying_sensor(_metadata, STUCK, "stuck");
+}
+
+/* one reading every 10 intervals, blank cells between */
+TEST(sparse_sensor_is_no_reading)
+{
+	lying_sensor(_metadata, SPARSE, "every 10 s");
+}
+
+/* a reading every interval, but a new value only every 10 s */
+TEST(held_sensor_is_no_reading)
+{
+	lying_sensor(_metadata, HELD, "every 10 s");
+}
+
+/* a quarter of the cells blank */
+TEST(blank_cells_are_no_reading)
+{
+	lying_sensor(_metadata, BLANK, "blank");
+}
+
+/*
  * A cache cliff (2,000 -> 400 MB/s at 50 s) on a drive that warms from 35
  * to 52 °C while it writes fast and cools to 44 °C on the lower-power
  * floor: rate and heating move together, but 52 °C is far below where
