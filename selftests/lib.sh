@@ -230,13 +230,20 @@ for_others() {
 	done
 }
 
-# have_ynl WHAT: true when the YNL CLI is there; else WHAT is not run: a
-# failure in the rig (make check extracts it), a diagnostic elsewhere.
+# have_ynl PART WHAT: true when the YNL CLI is there; else the test's part
+# PART (WHAT, which drives the family with it) is not run: a failure in
+# the rig (make check extracts it), a skipped part (skip_part) elsewhere.
 have_ynl() {
 	[ -n "$BLKFLOOR_YNL" ] && return 0
-	in_rig && fail "rig fault: no ynl (make ksrc): $1 not run"
-	diag "not run: $1 (no ynl: tools/net/ynl and the blkfloor spec)"
+	in_rig && fail "rig fault: no ynl (make ksrc): $2 not run"
+	skip_part "$1" "no ynl (tools/net/ynl and the blkfloor spec): $2 not run"
 	return 1
+}
+# require_ynl WHAT: the whole test needs the YNL CLI for WHAT: a failure
+# in the rig, a skip elsewhere.
+require_ynl() {
+	[ -n "$BLKFLOOR_YNL" ] && return 0
+	rig_fault "no ynl (tools/net/ynl and the blkfloor spec): $1"
 }
 
 # blkfloor_unavailable: why no test can run here, or nothing: not root, or
@@ -782,6 +789,23 @@ test_disk_opt() {
 	uas) [ "$tr" = uas ] || { diag "no uas disk: BLKFLOOR_TEST_DEV $d is ${tr:-not a USB disk}" >&2; return 0; } ;;
 	esac
 	echo "$d"
+}
+
+# no_disk_part usb|uas|any [PART]: the test's part for that transport
+# (named PART, default the transport) is not run, as test_disk_opt gave no
+# disk: a skipped part with the reason, never a silent pass. Call it
+# directly where test_disk_opt returned nothing.
+no_disk_part() {
+	local why tr
+	if in_rig; then
+		why="the rig was started without --$1"
+	elif [ -z "${BLKFLOOR_TEST_DEV:-}" ]; then
+		why="not in the QEMU rig, and BLKFLOOR_TEST_DEV is not set"
+	else
+		tr=$(disk_transport "$BLKFLOOR_TEST_DEV")
+		why="BLKFLOOR_TEST_DEV is ${tr:-not a USB disk}"
+	fi
+	skip_part "${2:-$1}" "no $1 disk: $why"
 }
 
 # test_disk usb|uas|any: as test_disk_opt, but skips when there is none.
