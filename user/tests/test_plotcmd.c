@@ -8,13 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#pragma GCC diagnostic push
+/* the harness and FIXTURE define functions without prototypes */
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #include "kselftest_harness.h"
-#pragma GCC diagnostic pop
 #include "cmdtrace.h"
 
 struct dir {
@@ -33,13 +33,27 @@ static void dir_init(struct dir *x)
 	snprintf(x->png, sizeof(x->png), "%s/chart.png", x->d);
 }
 
-static void dir_done(struct dir *x)
+/*
+ * Remove the directory and what the test wrote in it (files only), with
+ * no program started: a test may have set PATH to nothing. Returns 0, or
+ * -1 when something is left.
+ */
+static int dir_done(struct dir *x)
 {
-	char cmd[128];
+	char path[sizeof(x->d) + 258];
+	struct dirent *e;
+	DIR *d = opendir(x->d);
 
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", x->d);
-	if (system(cmd))
-		fprintf(stderr, "cannot remove %s\n", x->d);
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", x->d, e->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	return rmdir(x->d);
 }
 
 static int count(const char *s, const char *what)
@@ -53,50 +67,64 @@ static int count(const char *s, const char *what)
 	return n;
 }
 
-/* diagnose's idle gaps, from the trace's "# experiment: idle" lines */
-TEST(idle_gaps_from_the_trace)
-{
+/* Each test in a scratch directory of its own, removed whatever the test did. */
+FIXTURE(plot) {
 	struct dir x;
+};
+
+FIXTURE_SETUP(plot)
+{
+	dir_init(&self->x);
+}
+
+FIXTURE_TEARDOWN(plot)
+{
+	if (dir_done(&self->x))
+		TH_LOG("cannot remove %s", self->x.d);
+	EXPECT_NE(0, access(self->x.d, F_OK));
+}
+
+/* diagnose's idle gaps, from the trace's "# experiment: idle" lines */
+TEST_F(plot, idle_gaps_from_the_trace)
+{
+	struct dir *x = &self->x;
 	struct spec s = base;
 	FILE *f;
 	char *o;
 
-	dir_init(&x);
-	write_trace(x.a, &s);
-	f = fopen(x.a, "a");
+	write_trace(x->a, &s);
+	f = fopen(x->a, "a");
 	ASSERT_NE(NULL, f);
 	fputs("# experiment: idle at 45.0 s for 10.0 s\n"
 	      "# experiment: idle-recovery: after 10 s idle, 5.00 GB (2.5 s) at the high rate\n"
 	      "# experiment: idle at 60.0 s for 60.0 s\n", f);
 	fclose(f);
 	{
-		const char *args[] = { x.a, "-o", "-", NULL };
+		const char *args[] = { x->a, "-o", "-", NULL };
 
-		EXPECT_EQ(0, run_cmd("plot", x.out, args));
+		EXPECT_EQ(0, run_cmd("plot", x->out, args));
 	}
-	o = slurp(x.out);
+	o = slurp(x->out);
 	EXPECT_EQ(2, count(o, "class='idle-gap'")) TH_LOG("%.2000s", o);
 	EXPECT_NE(NULL, strstr(o, "idle gaps of the experiments"));
-	dir_done(&x);
 }
 
-TEST(stdout_caption_and_marks)
+TEST_F(plot, stdout_caption_and_marks)
 {
-	struct dir x;
+	struct dir *x = &self->x;
 	struct spec s = base;
 	char *o;
 
-	dir_init(&x);
 	s.resets = 1;
 	s.errors = 1;
-	write_trace(x.a, &s);
+	write_trace(x->a, &s);
 	{
-		const char *args[] = { x.a, "-o", "-", NULL };
+		const char *args[] = { x->a, "-o", "-", NULL };
 
-		EXPECT_EQ(0, run_cmd("plot", x.out, args));
+		EXPECT_EQ(0, run_cmd("plot", x->out, args));
 	}
 	EXPECT_NE(0, access("-", F_OK));	/* no file named '-' */
-	o = slurp(x.out);
+	o = slurp(x->out);
 	EXPECT_EQ(0, strncmp(o, "<?xml", 5));
 	EXPECT_NE(NULL, strstr(o, "kernel 6.12.1")) TH_LOG("%.1500s", o);
 	EXPECT_NE(NULL, strstr(o, "uas"));
@@ -105,98 +133,87 @@ TEST(stdout_caption_and_marks)
 	EXPECT_NE(NULL, strstr(o, "write seq, bs 128 KiB, qd 32"));
 	EXPECT_NE(NULL, strstr(o, "class='mark-reset'"));
 	EXPECT_NE(NULL, strstr(o, "class='mark-error'"));
-	dir_done(&x);
 }
 
-TEST(no_overwrite_without_force)
+TEST_F(plot, no_overwrite_without_force)
 {
-	struct dir x;
-	const char *args[] = { x.a, "-o", x.svg, NULL };
-	const char *forced[] = { x.a, "-o", x.svg, "--force", NULL };
+	struct dir *x = &self->x;
+	const char *args[] = { x->a, "-o", x->svg, NULL };
+	const char *forced[] = { x->a, "-o", x->svg, "--force", NULL };
 	FILE *f;
 
-	dir_init(&x);
-	write_trace(x.a, &base);
-	f = fopen(x.svg, "w");
+	write_trace(x->a, &base);
+	f = fopen(x->svg, "w");
 	ASSERT_NE(NULL, f);
 	fputs("precious\n", f);
 	fclose(f);
 	EXPECT_EQ(2, run_cmd("plot", NULL, args));
-	EXPECT_STREQ("precious\n", slurp(x.svg));
+	EXPECT_STREQ("precious\n", slurp(x->svg));
 	EXPECT_EQ(0, run_cmd("plot", NULL, forced));
-	EXPECT_EQ(0, strncmp(slurp(x.svg), "<?xml", 5));
-	dir_done(&x);
+	EXPECT_EQ(0, strncmp(slurp(x->svg), "<?xml", 5));
 }
 
-TEST(png_is_png)
+TEST_F(plot, png_is_png)
 {
-	struct dir x;
-	const char *args[] = { x.a, "-o", x.png, NULL };
+	struct dir *x = &self->x;
+	const char *args[] = { x->a, "-o", x->png, NULL };
 	char *o;
 
-	dir_init(&x);
-	write_trace(x.a, &base);
+	write_trace(x->a, &base);
 	if (system("command -v rsvg-convert >/dev/null 2>&1")) {
 		/* without rsvg-convert: refused, nothing written */
 		EXPECT_EQ(1, run_cmd("plot", NULL, args));
-		EXPECT_NE(0, access(x.png, F_OK));
+		EXPECT_NE(0, access(x->png, F_OK));
 	} else {
 		EXPECT_EQ(0, run_cmd("plot", NULL, args));
-		o = slurp(x.png);
+		o = slurp(x->png);
 		EXPECT_EQ(0, memcmp(o, "\x89PNG", 4));
 	}
-	dir_done(&x);
 }
 
-TEST(png_refused_without_rsvg_convert)
+TEST_F(plot, png_refused_without_rsvg_convert)
 {
-	struct dir x;
-	const char *args[] = { x.a, "-o", x.png, NULL };
+	struct dir *x = &self->x;
+	const char *args[] = { x->a, "-o", x->png, NULL };
 
-	dir_init(&x);
-	write_trace(x.a, &base);
+	write_trace(x->a, &base);
 	setenv("PATH", "/nonexistent", 1);	/* this test's child only */
 	EXPECT_EQ(1, run_cmd("plot", NULL, args));
-	EXPECT_NE(0, access(x.png, F_OK));
-	dir_done(&x);
+	EXPECT_NE(0, access(x->png, F_OK));
 }
 
-TEST(other_image_names_refused)
+TEST_F(plot, other_image_names_refused)
 {
-	struct dir x;
+	struct dir *x = &self->x;
 	char jpg[128];
-	const char *args[] = { x.a, "-o", jpg, NULL };
+	const char *args[] = { x->a, "-o", jpg, NULL };
 
-	dir_init(&x);
-	snprintf(jpg, sizeof(jpg), "%s/chart.jpg", x.d);
-	write_trace(x.a, &base);
+	snprintf(jpg, sizeof(jpg), "%s/chart.jpg", x->d);
+	write_trace(x->a, &base);
 	EXPECT_EQ(2, run_cmd("plot", NULL, args));
 	EXPECT_NE(0, access(jpg, F_OK));
-	dir_done(&x);
 }
 
-TEST(overlay_a_b)
+TEST_F(plot, overlay_a_b)
 {
-	struct dir x;
+	struct dir *x = &self->x;
 	struct spec s = base;
-	const char *args[] = { x.a, x.b, "-o", "-", NULL };
+	const char *args[] = { x->a, x->b, "-o", "-", NULL };
 	char *o;
 
-	dir_init(&x);
-	write_trace(x.a, &base);
+	write_trace(x->a, &base);
 	s.seed = 2;
 	s.kernel = "6.13.0-rc1";
 	s.mbps = 200;
 	s.resets = 2;
-	write_trace(x.b, &s);
-	EXPECT_EQ(0, run_cmd("plot", x.out, args));
-	o = slurp(x.out);
+	write_trace(x->b, &s);
+	EXPECT_EQ(0, run_cmd("plot", x->out, args));
+	o = slurp(x->out);
 	EXPECT_EQ(2, count(o, "class='curve-a'")) TH_LOG("%.1500s", o);
 	EXPECT_EQ(2, count(o, "class='curve-b'"));
 	EXPECT_NE(NULL, strstr(o, "6.12.1"));
 	EXPECT_NE(NULL, strstr(o, "6.13.0-rc1"));
 	EXPECT_EQ(5, count(o, "class='mark-reset'"));	/* 2 x 2 + legend */
-	dir_done(&x);
 }
 
 TEST_HARNESS_MAIN
