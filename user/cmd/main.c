@@ -32,11 +32,13 @@ static void usage(FILE *f)
 		"Commands:\n");
 	bf_print_commands(f);
 	fprintf(f,
-		"\nSizes as fio reads them: K, M, G, T (or k, m, g, t) and KiB, MiB, GiB,\n"
-		"TiB are powers of 1024 (--bs 128K is 131072 bytes); kB, MB, GB, TB are\n"
-		"powers of 1000; a plain number is bytes. Printed rates are MB/s\n"
-		"(10^6 bytes/s).\n"
-		"Exit status: 0 success, 1 the run, device or kernel failed, 2 usage.\n");
+		"\nSizes: K, M, G, T (or k, m, g, t, and kb, mb, gb, tb as fio reads\n"
+		"them) and KiB, MiB, GiB, TiB are powers of 1024 (--bs 128K is 131072\n"
+		"bytes); kB (KB), MB, GB, TB are powers of 1000, as dd reads them (fio\n"
+		"reads 1MB as 2^20: write 1M or 1MiB for that); b, B or a plain number\n"
+		"is bytes. Printed rates are MB/s (10^6 bytes/s).\n"
+		"Exit status: 0 success, 1 the run, device or kernel failed, 2 usage or\n"
+		"bad input, 3 inconclusive (compare).\n");
 }
 
 /* "unknown command 'comapre'; did you mean 'compare'?" */

@@ -19,14 +19,18 @@ struct unit {
 };
 
 /*
- * As fio and dd read sizes: a bare K, M, G, T (either case) and KiB, MiB,
- * GiB, TiB are powers of 1024; kB/KB, MB, GB, TB powers of 1000. A lowercase
- * letter before B (mB, gB) is refused rather than guessed, and so is "b"
- * (bits).
+ * A bare K, M, G, T (either case) and KiB, MiB, GiB, TiB are powers of
+ * 1024, as fio and dd read them; kB/KB, MB, GB, TB powers of 1000, as dd
+ * reads them (fio's default reads 1MB as 2^20); kb, mb, gb, tb powers of
+ * 1024 and b bytes, as fio reads them (dd's b is 512 bytes). A lowercase
+ * letter before B (mB, gB) and an upper-case one before b (Mb, Gb: bits?)
+ * are refused rather than guessed.
  */
 #define KI 1024.0
 static const struct unit size_units[] = {
-	{ "", 1 }, { "B", 1 },
+	{ "", 1 }, { "B", 1 }, { "b", 1 },
+	{ "kb", KI }, { "mb", KI * KI }, { "gb", KI * KI * KI },
+	{ "tb", KI * KI * KI * KI },
 	{ "K", KI }, { "k", KI }, { "KiB", KI },
 	{ "M", KI * KI }, { "m", KI * KI }, { "MiB", KI * KI },
 	{ "G", KI * KI * KI }, { "g", KI * KI * KI }, { "GiB", KI * KI * KI },

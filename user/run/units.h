@@ -3,9 +3,10 @@
  * Units: parsing of sizes, durations and rates. Pure code. The printers
  * are analysis/fmt.h's, included here.
  *
- * Sizes as fio and dd read them: K, M, G, T (or k, m, g, t) and KiB, MiB,
- * GiB, TiB are powers of 1024; kB (KB), MB, GB, TB powers of 1000; a plain
- * number is bytes. Rates are printed in MB/s (10^6 bytes per second).
+ * Sizes: K, M, G, T (or k, m, g, t; kb, mb, gb, tb as fio reads them) and
+ * KiB, MiB, GiB, TiB are powers of 1024; kB (KB), MB, GB, TB powers of
+ * 1000, as dd reads them; b, B or a plain number is bytes. Rates are
+ * printed in MB/s (10^6 bytes per second).
  */
 #ifndef BLKFLOOR_UNITS_H
 #define BLKFLOOR_UNITS_H

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Units: sizes as fio and dd read them (K, G, KiB, GiB = 2^10, 2^30; kB,
- * GB = 10^3, 10^9), durations, rates, and the printers.
+ * Units: sizes (K, G, KiB, GiB = 2^10, 2^30 as fio and dd read them; kB,
+ * GB = 10^3, 10^9 as dd reads them; kb, b as fio reads them), durations,
+ * rates, and the printers.
  */
 #include <errno.h>
 #include <string.h>
@@ -64,6 +65,15 @@ TEST(sizes_as_fio)
 	EXPECT_EQ(0, ret);
 	EXPECT_EQ(1000000ULL, size_of("1MB", &ret));
 	EXPECT_EQ(1000000000000ULL, size_of("1TB", &ret));
+	EXPECT_EQ(0, ret);
+	/* fio's lowercase kb and its b (bytes; dd's b is 512 bytes) */
+	EXPECT_EQ(1024ULL, size_of("1kb", &ret));
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(4096ULL, size_of("4096b", &ret));
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(64ULL << 20, size_of("64mb", &ret));
+	EXPECT_EQ(2ULL << 30, size_of("2gb", &ret));
+	EXPECT_EQ(1ULL << 40, size_of("1tb", &ret));
 	EXPECT_EQ(0, ret);
 }
 
