@@ -64,7 +64,7 @@ struct bf_report {
 	size_t nseg;
 	double total_bytes;
 	double total_s;
-	char explain[1024];	/* one paragraph, plain words, cites numbers */
+	char explain[1536];	/* one paragraph, plain words, cites numbers */
 	/* added after the first version of this header: */
 	double noise_rel;	/* robust sample-to-sample noise, relative */
 	size_t nraw_segments;	/* change-point segments before clean-up */
@@ -112,6 +112,21 @@ struct bf_report {
 	/* how the curve was read (struct bf_load's warn), not owned; the
 	 * JSON lists them. NULL or "" if none */
 	const char *warnings;
+	/* what the run's trace says besides its curve (runfacts.h): all 0
+	 * unless bf_report_run() gave it */
+	struct bf_run_facts {
+		bool known;		/* from a trace */
+		char op[16];		/* "write", "read", ...; "" unknown */
+		char state[16];		/* "done", "failed", ...; "" none */
+		long err_no;		/* "# errno:" */
+		unsigned long long errors;	/* failed I/Os (errors column) */
+		unsigned long long err_ivs;	/* intervals with one */
+		unsigned long long intervals;
+		struct { char name[32]; unsigned long long n; } cls[8];
+		size_t ncls;		/* the error log by class */
+		double p99_med_us, p99_max_us;	/* intervals' p99 latency */
+		bool qualified;		/* the run's errors lowered the verdict */
+	} run;
 };
 
 #define BF_SCHEMA_VERSION 2

@@ -16,6 +16,7 @@
 #include "fmt.h"
 #include "json.h"
 #include "origin.h"
+#include "runfacts.h"
 #include "segment.h"
 #include "stats.h"
 
@@ -131,6 +132,7 @@ void bf_report_print(FILE *f, const struct bf_report *r)
 		r->confidence, r->confirmed || r->class == BF_CLASS_UNCLEAR ?
 		"" : ", shape only; run `diagnose` to confirm");
 	fprintf(f, "reason: %s\n", r->reason);
+	bf_run_facts_print(f, r);
 	bf_evidence_print(f, r);
 	bf_fmt_mbps(a, sizeof(a), r->peak_mbps);
 	bf_fmt_mbps(b, sizeof(b), r->floor_mbps);
@@ -138,7 +140,8 @@ void bf_report_print(FILE *f, const struct bf_report *r)
 	fprintf(f, "peak: %s MB/s\nfloor: %s MB/s\nmean: %s MB/s\n", a, b, c);
 	bf_fmt_si_bytes(a, sizeof(a), r->total_bytes);
 	bf_fmt_secs(b, sizeof(b), r->total_s);
-	fprintf(f, "written: %s in %s\n", a, b);
+	fprintf(f, "%s: %s in %s\n", strcmp(r->run.op, "read") ? "written" :
+		"read", a, b);
 	if (r->has_step) {
 		bf_fmt_si_bytes(a, sizeof(a), r->cache_bytes);
 		fprintf(f, "step: at %.1f s\ncache: %s (%.0f bytes)\n",
@@ -228,6 +231,7 @@ void bf_report_json_obj(struct bf_json *j, const char *key,
 	bf_json_str(j, "class", bf_class_name(r->class));
 	bf_json_double(j, "confidence", r->confidence);
 	bf_json_str(j, "reason", r->reason);
+	bf_run_facts_json(j, r);
 	bf_evidence_json(j, r);
 	bf_json_double(j, "peak_MBps", r3(r->peak_mbps));
 	bf_json_double(j, "floor_MBps", r3(r->floor_mbps));

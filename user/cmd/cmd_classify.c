@@ -17,6 +17,7 @@
 #include "origin.h"
 #include "json.h"
 #include "opts.h"
+#include "runfacts.h"
 #include "runsum.h"
 #include "stats.h"
 #include "units.h"
@@ -167,6 +168,7 @@ static int load(const char *cmd, const char *path, enum bf_format fmt,
 		char *err, size_t errlen)
 {
 	struct bf_series *ser = &in->ser, all = { 0 };
+	struct bf_run_facts facts = { 0 };
 	struct bf_runsum rs = { 0 };
 	size_t *first = NULL, nsus = 0;
 	int ret;
@@ -186,8 +188,12 @@ static int load(const char *cmd, const char *path, enum bf_format fmt,
 		return ret;
 	}
 	r->warnings = in->ld.warn;
-	if (in->ld.format != BF_FORMAT_TRACE)
+	if (in->ld.format != BF_FORMAT_TRACE) {
+		/* a fio log's direction */
+		snprintf(facts.op, sizeof(facts.op), "%s", in->ld.op);
+		bf_report_run(r, &facts);
 		return 0;
+	}
 	read_runsum(in, &rs);
 	link_events(&rs, r);
 	if (dg && rs.ntrial && !rs.nres && in->ld.exp_at_s >= 0)
@@ -196,6 +202,9 @@ static int load(const char *cmd, const char *path, enum bf_format fmt,
 	 * must agree with it */
 	if (dg && (rs.nres || nsus == ser->n))
 		trace_evidence(&rs, &all, nsus, first, r, dg);
+	/* the whole run, after the evidence: its op, errors and end state */
+	bf_run_facts_read(&facts, &rs);
+	bf_report_run(r, &facts);
 	free(first);
 	bf_series_free(&all);
 	bf_runsum_free(&rs);
