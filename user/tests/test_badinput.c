@@ -748,6 +748,34 @@ TEST(read_right)
 	EXPECT_EQ(0, system(path));
 }
 
+/* stability --from-traces READ WRITE given WRITE READ: refused as swapped */
+TEST(stability_swapped)
+{
+	char dir[] = "/tmp/bf-swap-XXXXXX", rd[64], wr[64];
+	char *argv[] = { "blkfloor", "stability", "--from-traces", wr, rd,
+			 "--json", NULL };
+	struct result *res = calloc(1, sizeof(*res));
+
+	ASSERT_NE(NULL, res);
+	ASSERT_NE(NULL, mkdtemp(dir));
+	ASSERT_TRUE(find_bin()) TH_LOG("no %s: make -C user blkfloor", bin);
+	snprintf(rd, sizeof(rd), "%s/rd", dir);
+	snprintf(wr, sizeof(wr), "%s/wr", dir);
+	trace(rd, "read", "uas", false, false);
+	trace(wr, "write", "uas", false, false);
+	run_bin(dir, argv, res);
+	EXPECT_EQ(2, res->exit);
+	EXPECT_NE(NULL, strstr(res->err, "the traces are swapped")) TH_LOG("%s", res->err);
+	EXPECT_NE(NULL, strstr(res->out, "\"error\":")) TH_LOG("%s", res->out);
+	argv[3] = rd;
+	argv[4] = wr;
+	run_bin(dir, argv, res);
+	EXPECT_EQ(0, res->exit) TH_LOG("%s", res->err);
+	free(res);
+	snprintf(rd, sizeof(rd), "rm -rf %s", dir);
+	EXPECT_EQ(0, system(rd));
+}
+
 /* The table names no command that does not exist. */
 TEST(the_table_names_real_commands)
 {
