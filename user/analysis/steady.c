@@ -89,6 +89,41 @@ double bf_steady_recovered_from(const struct bf_steady *st)
 	return 0;
 }
 
+bool bf_steady_moderate(const struct bf_steady *st, unsigned int *n)
+{
+	unsigned int i, down = 0;
+
+	for (i = 0; i < st->nsteps; i++) {
+		if (st->steps[i].ratio <= 1)
+			continue;
+		if (st->steps[i].ratio >= BF_STEADY_MODERATE)
+			return false;
+		down++;
+	}
+	if (n)
+		*n = down;
+	return down > 0 && st->nsteps == st->nchanges;
+}
+
+/*
+ * A staircase of moderate steps down (no step up): the current level has
+ * not yet held BF_STEADY_STAGE_HOLD times as long as the longest stage
+ * before it, so it may be one more stage.
+ */
+static bool stage_too_short(const struct bf_steady *st)
+{
+	double prev = 0, longest = 0;
+	unsigned int i, down;
+
+	if (!bf_steady_moderate(st, &down) || down < 2 || down != st->nsteps)
+		return false;
+	for (i = 0; i < st->nsteps; i++) {
+		longest = fmax(longest, st->steps[i].time_s - prev);
+		prev = st->steps[i].time_s;
+	}
+	return st->secs - prev < BF_STEADY_STAGE_HOLD * longest;
+}
+
 static void push_round(struct bf_steady *st, double mbps)
 {
 	if (st->nwin == st->cfg.rounds) {
@@ -328,7 +363,8 @@ bool bf_steady_add(struct bf_steady *st, double dt, double bytes)
 	if (st->nwin < st->cfg.rounds)
 		return false;
 	window_check(st);
-	if (!st->has_down || st->bytes - st->plateau_bytes < st->min_past)
+	if (!st->has_down || st->bytes - st->plateau_bytes < st->min_past ||
+	    stage_too_short(st))
 		return false;
 	st->holds = st->range <= st->cfg.range_rel &&
 		    st->excursion <= st->cfg.excursion_rel;
@@ -368,6 +404,7 @@ void bf_steady_said(const struct bf_steady *st, double region, char *buf,
 		    size_t len)
 {
 	char past[32], at[32], of[40] = "", tot[32], lvl[32];
+	unsigned int ndown;
 	const struct bf_steady_step *last = st->nsteps ?
 		&st->steps[st->nsteps - 1] : NULL;
 
@@ -412,10 +449,17 @@ void bf_steady_said(const struct bf_steady *st, double region, char *buf,
 		bf_fmt_si_bytes(past, sizeof(past), st->bytes - last->bytes);
 		bf_fmt_si_bytes(at, sizeof(at), last->bytes);
 		bf_fmt_mbps(lvl, sizeof(lvl), st->level_mbps);
-		snprintf(buf, len,
-			 "stopped %s past a step at %s%s: the floor held at %s MB/s for %u rounds (range %.0f %%, trend %.0f %%); a drive may slow again when its free space runs out; `--until full` writes it all",
-			 past, at, of, lvl, st->nwin, 100 * st->range,
-			 100 * st->excursion);
+		if (bf_steady_moderate(st, &ndown))
+			snprintf(buf, len,
+				 "stopped %s past a step at %s%s: the rate held at %s MB/s for %u rounds (range %.0f %%, trend %.0f %%) after %u moderate step%s down, as heat makes them as well as a cache; a drive that heats can step down again minutes later, so this may not have seen the floor; `--until full` writes it all",
+				 past, at, of, lvl, st->nwin, 100 * st->range,
+				 100 * st->excursion, ndown,
+				 ndown > 1 ? "s" : "");
+		else
+			snprintf(buf, len,
+				 "stopped %s past a step at %s%s: the floor held at %s MB/s for %u rounds (range %.0f %%, trend %.0f %%); a drive may slow again when its free space runs out; `--until full` writes it all",
+				 past, at, of, lvl, st->nwin, 100 * st->range,
+				 100 * st->excursion);
 		return;
 	}
 	if (!st->has_down) {
@@ -426,7 +470,8 @@ void bf_steady_said(const struct bf_steady *st, double region, char *buf,
 	}
 	bf_fmt_si_bytes(at, sizeof(at), last ? last->bytes : st->cache_bytes);
 	snprintf(buf, len,
-		 "wrote %s%s; the floor after the step at %s did not hold before the write ended (%u of %u rounds, range %.0f %%, trend %.0f %%)",
+		 "wrote %s%s; the floor after the step at %s did not hold before the write ended (%u of %u rounds, range %.0f %%, trend %.0f %%)%s",
 		 tot, of, at, st->nwin, st->cfg.rounds, 100 * st->range,
-		 100 * st->excursion);
+		 100 * st->excursion, stage_too_short(st) ?
+		 "; the rate fell in moderate steps, as heat makes them, and may not have seen the floor" : "");
 }

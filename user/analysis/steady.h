@@ -20,6 +20,12 @@
  * a second in, heat that throttles a few seconds in) is found by splitting
  * its intervals where the two sides differ most.
  *
+ * Heat steps down moderately (BF_STEADY_MODERATE) and after a time, and a
+ * drive that heats can fall again minutes after a level looked steady:
+ * after two or more moderate steps down, a level is the floor only once it
+ * held longer than the stages before it (BF_STEADY_STAGE_HOLD), and after
+ * moderate steps the stop says it may not have seen the floor.
+ *
  * A floor that keeps switching (an FTL short of free blocks, a throttle
  * that cycles) never holds for five rounds: each switch is a step. It is
  * established instead once, past a step down and the minimum, the rate
@@ -50,6 +56,13 @@ struct bf_steady_cfg {
 #define BF_STEADY_MAX_STEPS	8
 /* falls and climbs after which a switching floor is established */
 #define BF_STEADY_SWITCHES	4
+/* a step down under this ratio is moderate: heat steps so, as a small
+ * cache does */
+#define BF_STEADY_MODERATE	2.5
+/* after two or more moderate steps down (a staircase, as heat makes), a
+ * level is the floor only once it held this many times as long as the
+ * longest stage before it */
+#define BF_STEADY_STAGE_HOLD	1.5
 /* intervals of the first round kept to find a step inside it */
 #define BF_STEADY_FIRST_MAX	64
 
@@ -113,6 +126,12 @@ bool bf_steady_add(struct bf_steady *st, double dt, double bytes);
  */
 double bf_steady_recovered_from(const struct bf_steady *st);
 void bf_steady_status(const struct bf_steady *st, char *buf, size_t len);
+
+/*
+ * The steps down seen were all moderate (and there was one): heat could
+ * be stepping the rate down, and may step it again. @n: how many.
+ */
+bool bf_steady_moderate(const struct bf_steady *st, unsigned int *n);
 
 /*
  * What the stop means, one sentence: where it stopped and what it did not

@@ -73,6 +73,8 @@ void bf_sustain_json(struct bf_json *j, const struct bf_sustain *s,
 		bf_json_bool(j, "floor_held", st->holds);
 		bf_json_bool(j, "switching", st->holds && st->switching);
 		bf_json_u64(j, "steps_seen", st->nchanges);
+		/* heat may step down again: a floor held may not be one */
+		bf_json_bool(j, "moderate_steps", bf_steady_moderate(st, NULL));
 		if (st->nsteps)
 			bf_json_u64(j, "last_step_bytes",
 				    (uint64_t)st->steps[st->nsteps - 1].bytes);
