@@ -368,11 +368,11 @@ suite "selftests config check" python3 scripts/config-check.py --self-test
 suite "skip check" python3 scripts/skip-check.py --self-test
 suite "shards of the guest tests" python3 scripts/guest-shards.py --self-test
 suite "spec schema and structs" python3 selftests/kmod/spec_check.py
-# The blind evaluation set (classification.rst): its score is printed,
+# The regression set of simulated curves (classification.rst): its score is printed,
 # never judged; it fails only if the classifier cannot be run on it or the
 # frozen labels changed.
-suite "blind evaluation set" single eval_blind \
-	python3 user/tests/eval-blind/score.py --blkfloor user/blkfloor
+suite "regression set (simulated curves)" single regression_sim \
+	python3 user/tests/regression-sim/score.py --blkfloor user/blkfloor
 
 # The harness itself: a half-run suite, a skip not allowed, a fake rig
 # missing its pieces fail (the real rig broken on purpose: make check-rig).

@@ -222,7 +222,7 @@ printf '%s' '{"a": 1} {"a": 2}' > "$tmp/j2.json"
 printf '%s' '{"a": [1, 2' > "$tmp/j3.json"
 : > "$tmp/j4.json"
 printf '%s' '[1,]' > "$tmp/j5.json"
-user/blkfloor classify user/tests/eval-blind/e001.trace --json > "$tmp/jc.json" ||
+user/blkfloor classify user/tests/regression-sim/e001.trace --json > "$tmp/jc.json" ||
 	{ diag "blkfloor classify --json failed"; jbad=1; }
 for f in "$tmp/j.json" "$tmp/jc.json"; do
 	a=$(bash -c 'f=$1; set --; . selftests/lib.sh; json_get "$f" j' _ "$f" 2>&1)

@@ -19,7 +19,8 @@
 /*
  * The "held-aside" set's accuracy recorded in classification.rst: 286 of
  * 304. It chose thresholds before, so it is a regression set, not a
- * measure of generalisation (that is user/tests/eval-blind/). It was 287
+ * measure of generalisation (no set in this tree is: their labels can be
+ * read). It was 287
  * until issue 28's origin rules (a step right after a stall is unclear).
  */
 #define HELD_RIGHT	286

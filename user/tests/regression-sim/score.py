@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """
-Score `blkfloor classify --json` on the blind evaluation set.
+Score `blkfloor classify --json` on the regression set of simulated
+curves (its labels are in the tree: it says a change broke nothing it
+holds, not how the method generalises; see README.rst).
 
     score.py [--blkfloor PATH]
 
 Prints only aggregates: the number of curves classified right, the same
 per class, and (when the classifier's JSON carries an "origin" member)
-how many origins agree.  It never names the files it got wrong, on
-purpose: this set measures generalisation only as long as nobody tunes
-against its misses (see README.rst).
+how many origins agree.  A change's effect is the score measured on both
+sides of it, with this script, never a number carried over.
 
 Exit status: 0 when scored, 1 when the classifier could not be run or
 could not read a curve (the score is still printed, unreadable curves
@@ -134,7 +135,7 @@ def main(argv):
             if got == origin:
                 origin_right += 1
 
-    print("blind eval: %d/%d correct (%.0f %%)" % (right, total,
+    print("regression set (simulated): %d/%d correct (%.0f %%)" % (right, total,
                                                   100.0 * right / total))
     print("  " + ", ".join("%s %d/%d" % (c, per[c][0], per[c][1])
                            for c in CLASSES))

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """
-Blind evaluation set for `blkfloor classify` (issue 28, section 5).
+Regression set of simulated curves for `blkfloor classify` (built as a
+blind evaluation set for issue 28, section 5; its labels are in the tree).
 
 Every curve here comes from a small physical simulation written for this
 set alone, by a helper that never read the classifier's code, tests or
