@@ -183,6 +183,8 @@ struct blkfloor_engine {
  * struct blkfloor_run_pub - what a run publishes to readers
  * @state: enum blkfloor_state
  * @err: negative errno when FAILED
+ * @t0: ktime_get_ns() at the first I/O (0 until then)
+ * @start_real: CLOCK_REALTIME at the first I/O, ns (0 until then)
  * @elapsed_ns: run time, set when the run ends
  * @bytes: bytes completed, as of the last closed interval or the end
  * @ios: I/Os completed, likewise
@@ -199,6 +201,8 @@ struct blkfloor_engine {
 struct blkfloor_run_pub {
 	u8 state;
 	int err;
+	u64 t0;
+	u64 start_real;
 	u64 elapsed_ns;
 	u64 bytes;
 	u64 ios;
@@ -241,7 +245,8 @@ struct blkfloor_err_entry {
  * @bd: the target, open exclusively while the kthread runs
  * @dev_size: device size, bytes
  * @max_io_bytes: largest request the queue takes for @p.op
- * @start_real: CLOCK_REALTIME at start, ns
+ * @prepare: the kthread writes back and drops the device's page cache
+ *	over the region before the first I/O (state PREPARING until then)
  * @memcg: memory cgroup of the process that started the run (charged for
  *	the run's memory, the kthread's allocations included; NULL: none)
  * @blkcg_css: io cgroup of the process that started the run: the
@@ -272,7 +277,7 @@ struct blkfloor_run {
 	struct blkfloor_bdev bd;
 	u64 dev_size;
 	u32 max_io_bytes;
-	u64 start_real;
+	bool prepare;
 	struct mem_cgroup *memcg;
 	struct cgroup_subsys_state *blkcg_css;
 	struct task_struct *task;
@@ -303,12 +308,14 @@ u32 blkfloor_runs_gen(void);
 static inline bool blkfloor_state_ended(u8 state)
 {
 	return state != BLKFLOOR_STATE_RUNNING &&
-	       state != BLKFLOOR_STATE_STOPPING;
+	       state != BLKFLOOR_STATE_STOPPING &&
+	       state != BLKFLOOR_STATE_PREPARING;
 }
 
 /* target.c */
 int blkfloor_target_open(struct blkfloor_run *run, struct nlattr **attrs,
 			 struct netlink_ext_ack *extack);
+int blkfloor_target_prepare(struct blkfloor_run *run);
 void blkfloor_target_close(struct blkfloor_run *run);
 int blkfloor_target_max_io(struct block_device *bdev, u8 op);
 int blkfloor_target_put_caps(struct sk_buff *skb, struct nlattr **attrs,

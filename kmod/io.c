@@ -882,27 +882,41 @@ static u64 blkfloor_run_kept(const struct blkfloor_run *run)
 }
 
 /*
- * The run's kthread. It ends by itself once the run has ended and its I/O
- * has drained, however long the device takes: nobody waits for it. It
- * holds a reference on the run and one on the module (taken by
- * blkfloor_run_start()) until then.
+ * The first I/O's time: the origin of the run's intervals and limits.
+ * Before the kthread runs, or in it after the run prepared.
  */
-static int blkfloor_thread(void *data)
+static void blkfloor_run_begin(struct blkfloor_run *run)
 {
-	struct blkfloor_run *run = data;
+	struct blkfloor_engine *eng = &run->eng;
+	const struct blkfloor_params *p = &run->p;
+	u64 real = ktime_get_real_ns();
+
+	eng->t0 = ktime_get_ns();
+	eng->iv_start = eng->t0;
+	eng->iv_end = eng->t0 + p->interval_ns;
+	/* MAX_TIME_NS is any u64: a limit past 2^64 ns is no limit. */
+	if (!p->max_time_ns ||
+	    check_add_overflow(eng->t0, p->max_time_ns, &eng->time_end))
+		eng->time_end = U64_MAX;
+	spin_lock(&run->lock);
+	run->pub.t0 = eng->t0;
+	run->pub.start_real = real;
+	if (run->pub.state == BLKFLOOR_STATE_PREPARING)
+		run->pub.state = BLKFLOOR_STATE_RUNNING;
+	spin_unlock(&run->lock);
+}
+
+/*
+ * Submit and reap until the run ends and its I/O has drained; close the
+ * last, partial interval unless it is empty. Returns the end state and
+ * the run's time in *@elapsed.
+ */
+static u8 blkfloor_run_io(struct blkfloor_run *run, u64 *elapsed)
+{
 	struct blkfloor_engine *eng = &run->eng;
 	u8 state = BLKFLOOR_STATE_RUNNING;
-	struct mem_cgroup *old_memcg;
-	bool dead;
-	int err = 0;
 	u64 now;
 
-	/*
-	 * What the kthread allocates (histograms) is the starter's too, and
-	 * so are its bios (bio_associate_blkg() takes the kthread's blkcg).
-	 */
-	old_memcg = set_active_memcg(run->memcg);
-	kthread_associate_blkcg(run->blkcg_css);
 	for (;;) {
 		now = blkfloor_reap(run);
 		if (state == BLKFLOOR_STATE_RUNNING)
@@ -914,18 +928,51 @@ static int blkfloor_thread(void *data)
 		blkfloor_sleep(run, state == BLKFLOOR_STATE_RUNNING);
 		/*
 		 * A device that completes inside submit_bio() (brd, zram,
-		 * null_blk irqmode=0, bios failed at submission) leaves
-		 * completions on run->done every turn, so the loop never
-		 * sleeps; on a kernel without preemption nothing else would
-		 * give the CPU up for a whole interval.
+		 * null_blk irqmode=0) leaves completions on run->done every
+		 * turn, so the loop never sleeps.
 		 */
 		cond_resched();
 	}
-
-	/* Drained: close the last, partial interval unless it is empty. */
 	now = ktime_get_ns();
 	if (eng->acc->ios || eng->errors_total != run->pub.errors)
 		blkfloor_close_interval(run, now);
+	*elapsed = now - eng->t0;
+	return state;
+}
+
+/*
+ * The run's kthread: it prepares the device if asked, runs, and ends by
+ * itself once its I/O has drained, however long the device takes; nobody
+ * waits for it. It holds a reference on the run and one on the module
+ * (taken by blkfloor_run_start()) until then.
+ */
+static int blkfloor_thread(void *data)
+{
+	struct blkfloor_run *run = data;
+	struct blkfloor_engine *eng = &run->eng;
+	u8 state = BLKFLOOR_STATE_RUNNING;
+	struct mem_cgroup *old_memcg;
+	u64 elapsed = 0;
+	bool dead;
+	int err = 0;
+
+	/*
+	 * What the kthread allocates (histograms) is the starter's too, and
+	 * so are its bios (bio_associate_blkg() takes the kthread's blkcg).
+	 */
+	old_memcg = set_active_memcg(run->memcg);
+	kthread_associate_blkcg(run->blkcg_css);
+	if (run->prepare) {
+		err = blkfloor_target_prepare(run);
+		if (err)
+			state = BLKFLOOR_STATE_FAILED;
+		else if (blkfloor_stop_requested(run))
+			state = BLKFLOOR_STATE_STOPPED;
+		else
+			blkfloor_run_begin(run);
+	}
+	if (state == BLKFLOOR_STATE_RUNNING)
+		state = blkfloor_run_io(run, &elapsed);
 	kthread_associate_blkcg(NULL);
 	set_active_memcg(old_memcg);
 	/* Every bio has completed and been accounted: nothing uses them. */
@@ -939,7 +986,7 @@ static int blkfloor_thread(void *data)
 	}
 
 	WRITE_ONCE(run->kept_bytes, blkfloor_run_kept(run));
-	blkfloor_run_publish_end(run, state, err, now - eng->t0);
+	blkfloor_run_publish_end(run, state, err, elapsed);
 	blkfloor_runs_trim(run);
 	/*
 	 * The kthread's references: the run's, and the module's, which
@@ -1164,15 +1211,12 @@ int blkfloor_run_start(struct blkfloor_run *run)
 	/* Held until the run is freed: bi_end_io and stops wake it. */
 	get_task_struct(task);
 	run->task = task;
-	run->pub.state = BLKFLOOR_STATE_RUNNING;
-	run->start_real = ktime_get_real_ns();
-	eng->t0 = ktime_get_ns();
-	eng->iv_start = eng->t0;
-	eng->iv_end = eng->t0 + p->interval_ns;
-	/* MAX_TIME_NS is any u64: a limit past 2^64 ns is no limit. */
-	if (!p->max_time_ns ||
-	    check_add_overflow(eng->t0, p->max_time_ns, &eng->time_end))
-		eng->time_end = U64_MAX;
+	if (run->prepare) {
+		run->pub.state = BLKFLOOR_STATE_PREPARING;
+	} else {
+		run->pub.state = BLKFLOOR_STATE_RUNNING;
+		blkfloor_run_begin(run);
+	}
 	wake_up_process(task);
 	return 0;
 }

@@ -172,7 +172,8 @@ void blkfloor_run_stop(struct blkfloor_run *run)
 {
 	WRITE_ONCE(run->stop_req, true);
 	spin_lock(&run->lock);
-	if (run->pub.state == BLKFLOOR_STATE_RUNNING)
+	if (run->pub.state == BLKFLOOR_STATE_RUNNING ||
+	    run->pub.state == BLKFLOOR_STATE_PREPARING)
 		run->pub.state = BLKFLOOR_STATE_STOPPING;
 	spin_unlock(&run->lock);
 	/* A task reference is held until the run is freed. */

@@ -4,6 +4,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/module.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
@@ -29,8 +30,8 @@ static void blkfloor_nl_snap(struct blkfloor_run *run,
 	*s = run->pub;
 	*ring = run->ring;
 	spin_unlock(&run->lock);
-	if (!blkfloor_state_ended(s->state))
-		s->elapsed_ns = ktime_get_ns() - run->eng.t0;
+	if (!blkfloor_state_ended(s->state) && s->t0)
+		s->elapsed_ns = ktime_get_ns() - s->t0;
 }
 
 static int blkfloor_nl_put_u64(struct sk_buff *skb, int type, u64 v)
@@ -93,7 +94,7 @@ static int blkfloor_nl_fill_run(struct sk_buff *skb, struct blkfloor_run *run,
 	    blkfloor_nl_put_params(skb, run) ||
 	    nla_put_u32(skb, BLKFLOOR_A_STATE, s.state) ||
 	    nla_put_s32(skb, BLKFLOOR_A_ERRNO, s.err) ||
-	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_START_TIME_NS, run->start_real) ||
+	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_START_TIME_NS, s.start_real) ||
 	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_ELAPSED_NS, s.elapsed_ns) ||
 	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_BYTES, s.bytes) ||
 	    blkfloor_nl_put_u64(skb, BLKFLOOR_A_IOS, s.ios) ||
@@ -379,14 +380,21 @@ static int blkfloor_nl_check_dev(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
-/**
- * blkfloor_nl_run_start_doit() - BLKFLOOR_CMD_RUN_START
- * @skb: request
- * @info: request info
- *
- * Return: 0 (the reply describes the new run) or a negative errno.
+/*
+ * A request that opens a device holds the module for its whole length:
+ * the open can wait for the device (design.rst), and an unload meanwhile
+ * must be refused, not queued in genl_unregister_family() with every
+ * genetlink request of every family queued behind it.
  */
-int blkfloor_nl_run_start_doit(struct sk_buff *skb, struct genl_info *info)
+static int blkfloor_nl_hold_module(struct genl_info *info)
+{
+	if (try_module_get(THIS_MODULE))
+		return 0;
+	NL_SET_ERR_MSG(info->extack, "module is unloading");
+	return -ESHUTDOWN;
+}
+
+static int blkfloor_nl_run_start(struct sk_buff *skb, struct genl_info *info)
 {
 	struct blkfloor_run *run;
 	struct sk_buff *msg;
@@ -437,6 +445,24 @@ out_free_msg:
 	nlmsg_free(msg);
 out_put_run:
 	blkfloor_run_put(run);
+	return ret;
+}
+
+/**
+ * blkfloor_nl_run_start_doit() - BLKFLOOR_CMD_RUN_START
+ * @skb: request
+ * @info: request info
+ *
+ * Return: 0 (the reply describes the new run) or a negative errno.
+ */
+int blkfloor_nl_run_start_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	int ret = blkfloor_nl_hold_module(info);
+
+	if (ret)
+		return ret;
+	ret = blkfloor_nl_run_start(skb, info);
+	module_put(THIS_MODULE);
 	return ret;
 }
 
@@ -939,9 +965,13 @@ int blkfloor_nl_dev_caps_doit(struct sk_buff *skb, struct genl_info *info)
 	ret = blkfloor_nl_check_dev(skb, info);
 	if (ret)
 		return ret;
+	ret = blkfloor_nl_hold_module(info);
+	if (ret)
+		return ret;
+	ret = -ENOMEM;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
-		return -ENOMEM;
+		goto out_put_module;
 	ret = -EMSGSIZE;
 	hdr = genlmsg_put_reply(msg, info, &blkfloor_nl_family, 0,
 				info->genlhdr->cmd);
@@ -951,10 +981,13 @@ int blkfloor_nl_dev_caps_doit(struct sk_buff *skb, struct genl_info *info)
 	if (ret)
 		goto out_free_msg;
 	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	ret = genlmsg_reply(msg, info);
+	goto out_put_module;
 
 out_free_msg:
 	nlmsg_free(msg);
+out_put_module:
+	module_put(THIS_MODULE);
 	return ret;
 }
 

@@ -213,27 +213,6 @@ out_put:
 	return ret;
 }
 
-/*
- * Write, discard and write-zeroes bios bypass the device's page cache, as
- * O_DIRECT writes do, so do what the direct I/O path does around them
- * (kiocb_invalidate_pages(), kiocb_invalidate_post_direct_write()): write
- * back dirty pages over the region before the run, so that they do not
- * land on top of what it wrote, and drop the cached pages before and
- * after it, so that a buffered read sees what is on the medium. Whole
- * pages are dropped, never zeroed in part (truncate_bdev_range() zeroes
- * the partial pages at a range's ends). A no-op for read runs.
- */
-static int blkfloor_target_writeback(struct blkfloor_run *run)
-{
-	const struct blkfloor_params *p = &run->p;
-
-	if (p->op == BLKFLOOR_OP_READ)
-		return 0;
-	return filemap_write_and_wait_range(blkfloor_bdev_mapping(run->bd.bdev),
-					    p->offset,
-					    p->offset + p->length - 1);
-}
-
 static int blkfloor_target_invalidate(struct blkfloor_run *run)
 {
 	const struct blkfloor_params *p = &run->p;
@@ -247,6 +226,33 @@ static int blkfloor_target_invalidate(struct blkfloor_run *run)
 }
 
 /**
+ * blkfloor_target_prepare() - write back and drop the page cache of a run
+ * @run: a run that writes, its device open; called by its kthread
+ *
+ * Write, discard and write-zeroes bios bypass the page cache, as O_DIRECT
+ * writes do, so the run does what the direct I/O path does around them:
+ * dirty pages over the region are written back first, so that they do
+ * not land on top of what the run writes, and cached pages are dropped,
+ * whole (truncate_bdev_range() would zero partial pages at the ends).
+ * Both wait for the device: only the run's own kthread calls this.
+ *
+ * Return: 0, or the writeback's error.
+ */
+int blkfloor_target_prepare(struct blkfloor_run *run)
+{
+	const struct blkfloor_params *p = &run->p;
+	int ret;
+
+	ret = filemap_write_and_wait_range(blkfloor_bdev_mapping(run->bd.bdev),
+					   p->offset, p->offset + p->length - 1);
+	if (ret)
+		return ret;
+	/* Pages busy now are tried again when the run ends. */
+	blkfloor_target_invalidate(run);
+	return 0;
+}
+
+/**
  * blkfloor_target_open() - take a run's device and check the run
  * @run: the run, its parameters filled in; it is the holder
  * @attrs: the request's attributes: DEV_FD, or DEV_PATH (CAP_SYS_ADMIN,
@@ -255,8 +261,8 @@ static int blkfloor_target_invalidate(struct blkfloor_run *run)
  *
  * A path is opened exclusively, read-only for reads and read-write for
  * everything else. Resolves a zero region length to the end of the device.
- * For a run that writes, the page cache over its region is written back
- * and dropped (see blkfloor_target_writeback()).
+ * A run that writes over cached pages is marked to prepare (see
+ * blkfloor_target_prepare()): nothing here waits for the device's I/O.
  *
  * Return: 0 with the device held, or a negative errno with it released.
  */
@@ -280,35 +286,32 @@ int blkfloor_target_open(struct blkfloor_run *run, struct nlattr **attrs,
 		}
 	}
 	ret = blkfloor_target_check(run, attrs, extack);
-	if (ret)
-		goto out_close;
-	ret = blkfloor_target_writeback(run);
 	if (ret) {
-		NL_SET_ERR_MSG(extack,
-			       "cannot write back the device's page cache over the region");
-		goto out_close;
+		blkfloor_bdev_close(&run->bd);
+		return ret;
 	}
-	/* Pages busy now are tried again when the run ends. */
-	blkfloor_target_invalidate(run);
+	if (write)
+		run->prepare = filemap_range_has_page(blkfloor_bdev_mapping(run->bd.bdev),
+						      run->p.offset,
+						      run->p.offset +
+						      run->p.length - 1);
 	return 0;
-
-out_close:
-	blkfloor_bdev_close(&run->bd);
-	return ret;
 }
 
 /**
  * blkfloor_target_close() - release a run's device (idempotent)
  * @run: the run; none of its bios is in flight
  *
- * After a run that wrote, the pages cached over its region while it ran
- * are dropped first.
+ * In the run's kthread, after a run that wrote, the pages cached over its
+ * region while it ran are dropped first. Anywhere else (a RUN_START that
+ * failed before its kthread ran) the run wrote nothing, and nothing may
+ * wait there for the device.
  */
 void blkfloor_target_close(struct blkfloor_run *run)
 {
 	if (!run->bd.bdev)
 		return;
-	if (blkfloor_target_invalidate(run))
+	if (current == run->task && blkfloor_target_invalidate(run))
 		pr_warn_ratelimited("run %u: %pg: pages cached over the region could not be dropped\n",
 				    run->id, run->bd.bdev);
 	blkfloor_bdev_close(&run->bd);

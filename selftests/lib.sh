@@ -420,13 +420,13 @@ wait_run() {
 # TCG guest tens of milliseconds of CPU each time.)
 run_ended() {
 	"$BLKFLOOR" list 2>/dev/null |
-		awk -v id="$1" '$1 == id { f = 1; if ($4 == "running" || $4 == "stopping") r = 1 } END { exit !(f && !r) }'
+		awk -v id="$1" '$1 == id { f = 1; if ($4 == "running" || $4 == "stopping" || $4 == "preparing") r = 1 } END { exit !(f && !r) }'
 }
-# runs_running: how many runs the module reports not ended (running, or
-# stopping: draining their I/O).
+# runs_running: how many runs the module reports not ended (running,
+# stopping: draining their I/O, or preparing: writing back the page cache).
 runs_running() {
 	"$BLKFLOOR" list --json | bf_py --stdin "$BF_PY_JSON"'
-print(sum(r["state"] in ("running", "stopping") for r in load("-")))'
+print(sum(r["state"] in ("running", "stopping", "preparing") for r in load("-")))'
 }
 
 # config: CONFIG_BLK_DEV_NULL_BLK CONFIG_CONFIGFS_FS

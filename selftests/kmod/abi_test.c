@@ -367,6 +367,14 @@ static uint32_t bf_reply_run_id(struct bf_ack *ack)
 	return a ? bf_u32(a) : 0;
 }
 
+/* A run in @state (or a lookup's -errno) is no longer running. */
+static int bf_state_ended(int state)
+{
+	return state != BLKFLOOR_STATE_RUNNING &&
+	       state != BLKFLOOR_STATE_STOPPING &&
+	       state != BLKFLOOR_STATE_PREPARING;
+}
+
 /* RUN_GET one run; returns its state or -errno; fills @bytes if set. */
 static int bf_run_state(struct bf_nl *nl, uint32_t id, uint64_t *bytes)
 {
@@ -424,8 +432,7 @@ static int bf_wait_end(struct bf_nl *nl, uint32_t id)
 
 	for (i = 0; i < 1000; i++) {
 		state = bf_run_state(nl, id, NULL);
-		if (state != BLKFLOOR_STATE_RUNNING &&
-		    state != BLKFLOOR_STATE_STOPPING)
+		if (bf_state_ended(state))
 			return state;
 		usleep(10000);
 	}
@@ -1177,8 +1184,7 @@ TEST_F(bf, one_pass_by_default)
 	EXPECT_EQ(64 << 20, size);
 	for (int i = 0; i < 500; i++) {
 		state = bf_run_state(&self->nl, id, &bytes);
-		if (state != BLKFLOOR_STATE_RUNNING &&
-		    state != BLKFLOOR_STATE_STOPPING)
+		if (bf_state_ended(state))
 			break;
 		usleep(20000);
 	}
@@ -1214,8 +1220,7 @@ TEST_F(bf, error_log_empty_without_errors)
 	EXPECT_EQ(BLKFLOOR_ERR_LOG_DEFAULT, bf_u32(a));
 	for (int i = 0; i < 500; i++) {
 		state = bf_run_state(&self->nl, id, NULL);
-		if (state != BLKFLOOR_STATE_RUNNING &&
-		    state != BLKFLOOR_STATE_STOPPING)
+		if (bf_state_ended(state))
 			break;
 		usleep(20000);
 	}
@@ -1246,8 +1251,7 @@ static int bf_read_until_end(struct bf_nl *nl, struct bf_msg *m,
 	id = bf_reply_run_id(ack);
 	for (int i = 0; i < 1000; i++) {
 		state = bf_run_state(nl, id, bytes);
-		if (state != BLKFLOOR_STATE_RUNNING &&
-		    state != BLKFLOOR_STATE_STOPPING)
+		if (bf_state_ended(state))
 			break;
 		usleep(20000);
 	}
@@ -1411,8 +1415,7 @@ TEST_F(bf, owner_socket_close_stops_run)
 	close(owner.fd);
 	for (int i = 0; i < 200; i++) {
 		state = bf_run_state(&self->nl, id, NULL);
-		if (state != BLKFLOOR_STATE_RUNNING &&
-		    state != BLKFLOOR_STATE_STOPPING)
+		if (bf_state_ended(state))
 			break;
 		usleep(10000);
 	}
@@ -1522,8 +1525,7 @@ static int bf_run_wait(struct bf_nl *nl, struct bf_msg *m, struct bf_ack *ack,
 	id = bf_reply_run_id(ack);
 	for (int i = 0; i < 1000; i++) {
 		state = bf_run_state(nl, id, NULL);
-		if (state != BLKFLOOR_STATE_RUNNING &&
-		    state != BLKFLOOR_STATE_STOPPING)
+		if (bf_state_ended(state))
 			break;
 		usleep(20000);
 	}
@@ -1614,8 +1616,7 @@ TEST_F(bf, device_removal_fails_run)
 	ASSERT_EQ(0, system(cmd));
 	for (int i = 0; i < 500; i++) {
 		state = bf_run_state(&self->nl, id, NULL);
-		if (state != BLKFLOOR_STATE_RUNNING &&
-		    state != BLKFLOOR_STATE_STOPPING)
+		if (bf_state_ended(state))
 			break;
 		usleep(20000);
 	}

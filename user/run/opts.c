@@ -199,7 +199,7 @@ bool bf_data_per_slot(uint8_t op, uint8_t data)
 const char *bf_state_name(uint8_t s)
 {
 	static const char *const n[] = { "running", "done", "stopped",
-					 "failed", "stopping" };
+					 "failed", "stopping", "preparing" };
 
 	return s < __BLKFLOOR_STATE_MAX ? n[s] : "unknown";
 }
@@ -207,7 +207,8 @@ const char *bf_state_name(uint8_t s)
 bool bf_state_ended(uint8_t s)
 {
 	/* An unknown state (a newer module) counts as ended (netlink.rst). */
-	return s != BLKFLOOR_STATE_RUNNING && s != BLKFLOOR_STATE_STOPPING;
+	return s != BLKFLOOR_STATE_RUNNING && s != BLKFLOOR_STATE_STOPPING &&
+	       s != BLKFLOOR_STATE_PREPARING;
 }
 
 bool bf_op_destructive(uint8_t op)

@@ -109,7 +109,7 @@ const char *bf_data_desc(uint8_t op, uint8_t data);
  */
 bool bf_data_per_slot(uint8_t op, uint8_t data);
 const char *bf_state_name(uint8_t state);
-/* Whether a run in @state has ended (not running, not stopping). */
+/* Whether a run in @state has ended (not running, stopping or preparing). */
 bool bf_state_ended(uint8_t state);
 bool bf_op_destructive(uint8_t op);
 /*

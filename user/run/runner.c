@@ -376,6 +376,7 @@ struct exec {
 	bool cpu_on;
 	int kpid;		/* the run's kthread, 0 if not found */
 	struct bf_hostcpu cpu0, cpu1;
+	bool said_preparing;	/* "preparing" was printed */
 };
 
 /* First sample of the host's CPU, once the run (and its kthread) started. */
@@ -762,6 +763,11 @@ static int follow_loop(struct exec *x, struct watch *w, bool stop_on_signal)
 				/* the end notification was lost */
 				res->info = ri;
 				res->ended = true;
+			} else if (!err && ri.state == BLKFLOOR_STATE_PREPARING &&
+				   !x->said_preparing) {
+				x->said_preparing = true;
+				fprintf(stderr, "blkfloor: run %u is preparing: writing the device's page cache back before its first write\n",
+					x->id);
 			} else if (err == -ENOENT) {
 				/*
 				 * Gone, its end notification lost: the module

@@ -7,7 +7,7 @@
 #define _UAPI_LINUX_BLKFLOOR_H
 
 #define BLKFLOOR_FAMILY_NAME	"blkfloor"
-#define BLKFLOOR_FAMILY_VERSION	5
+#define BLKFLOOR_FAMILY_VERSION	6
 
 #define BLKFLOOR_QD_MAX			1024
 #define BLKFLOOR_BS_MAX			67108864
@@ -72,8 +72,13 @@ enum blkfloor_data {
  * @BLKFLOOR_STATE_STOPPED: stop request, owner socket closed
  * @BLKFLOOR_STATE_FAILED: see errno
  * @BLKFLOOR_STATE_STOPPING: asked to stop (run-stop, owner socket closed):
- *   submits no more, its I/O in flight drains; then stopped (or failed),
- *   announced by run-end-ntf
+ *   submits no more, its I/O in flight drains; then stopped, or done or failed
+ *   when it had reached a limit or failed before the stop, announced by
+ *   run-end-ntf
+ * @BLKFLOOR_STATE_PREPARING: a run that writes, on a device whose page cache
+ *   holds pages: its thread writes the dirty ones back and drops them before
+ *   its first I/O (start-time-ns and elapsed-ns are 0 until then); a writeback
+ *   error fails the run
  */
 enum blkfloor_state {
 	BLKFLOOR_STATE_RUNNING,
@@ -81,6 +86,7 @@ enum blkfloor_state {
 	BLKFLOOR_STATE_STOPPED,
 	BLKFLOOR_STATE_FAILED,
 	BLKFLOOR_STATE_STOPPING,
+	BLKFLOOR_STATE_PREPARING,
 
 	/* private: */
 	__BLKFLOOR_STATE_MAX,
