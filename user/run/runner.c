@@ -763,11 +763,6 @@ static int follow_loop(struct exec *x, struct watch *w, bool stop_on_signal)
 				/* the end notification was lost */
 				res->info = ri;
 				res->ended = true;
-			} else if (!err && ri.state == BLKFLOOR_STATE_PREPARING &&
-				   !x->said_preparing) {
-				x->said_preparing = true;
-				fprintf(stderr, "blkfloor: run %u is preparing: writing the device's page cache back before its first write\n",
-					x->id);
 			} else if (err == -ENOENT) {
 				/*
 				 * Gone, its end notification lost: the module
@@ -787,6 +782,32 @@ static int follow_loop(struct exec *x, struct watch *w, bool stop_on_signal)
 		}
 	}
 	return ret;
+}
+
+/*
+ * A run that writes over cached pages first writes them back (state
+ * preparing); its start time, the origin of its intervals and of the
+ * trace, is known once it runs. Wait for that, polling; a signal ends the
+ * wait and is left for follow_loop().
+ */
+static void wait_prepared(struct exec *x, struct watch *w)
+{
+	struct bf_run_result *res = x->res;
+	struct pollfd pfd = { .fd = w->sfd, .events = POLLIN };
+
+	while (res->info.state == BLKFLOOR_STATE_PREPARING) {
+		struct bf_run_info ri;
+
+		if (!x->said_preparing) {
+			x->said_preparing = true;
+			fprintf(stderr, "blkfloor: run %u is preparing: writing the device's page cache back before its first write\n",
+				x->id);
+		}
+		if (poll(&pfd, 1, 100) > 0 ||
+		    bf_run_get(x->nl, x->id, &ri))
+			return;
+		res->info = ri;
+	}
 }
 
 /* After the loop: what the ring still holds, the rest is lost; trailer. */
@@ -886,6 +907,7 @@ int bf_run_exec(struct bf_nl *nl, const struct bf_run_req *req,
 		goto out_watch;
 	}
 	x->id = res->info.id;
+	wait_prepared(x, &w);
 	cpu_start(x);
 	if (t)
 		bf_tracer_start(t, nl, &res->info);
@@ -926,6 +948,8 @@ int bf_run_follow(struct bf_nl *nl, uint32_t id, uint64_t from, bool stream,
 		fprintf(stderr, "blkfloor: run %u: %s\n", id, strerror(-ret));
 		goto out_watch;
 	}
+	if (stream)
+		wait_prepared(x, &w);
 	if (bf_state_ended(res->info.state))
 		res->ended = true;
 	if (stream && !res->ended)
