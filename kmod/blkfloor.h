@@ -243,6 +243,7 @@ struct blkfloor_err_entry {
  * @p: parameters
  * @owner_portid: netlink port that owns it (0: unowned)
  * @bd: the target, open exclusively while the kthread runs
+ * @devt: the target's device number (one run per device)
  * @dev_size: device size, bytes
  * @max_io_bytes: largest request the queue takes for @p.op
  * @prepare: the kthread writes back and drops the device's page cache
@@ -275,6 +276,7 @@ struct blkfloor_run {
 	struct blkfloor_params p;
 	u32 owner_portid;
 	struct blkfloor_bdev bd;
+	dev_t devt;
 	u64 dev_size;
 	u32 max_io_bytes;
 	bool prepare;
@@ -298,7 +300,8 @@ struct blkfloor_run *blkfloor_run_alloc(void);
 struct blkfloor_run *blkfloor_run_get(u32 id);
 struct blkfloor_run *blkfloor_run_get_next(u32 id);
 void blkfloor_run_put(struct blkfloor_run *run);
-int blkfloor_run_add(struct blkfloor_run *run);
+int blkfloor_run_add(struct blkfloor_run *run, u32 *busy);
+u32 blkfloor_run_on_dev(dev_t devt);
 void blkfloor_run_stop(struct blkfloor_run *run);
 void blkfloor_runs_trim(struct blkfloor_run *spare);
 u64 blkfloor_run_kept_max(const struct blkfloor_params *p);

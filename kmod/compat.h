@@ -356,6 +356,20 @@ static inline struct nlattr *blkfloor_dump_attr(struct netlink_callback *cb,
 #define BLKFLOOR_MCAST_RESTRICTED	false
 #endif
 
+/* Refuse a second run on a device: formatted extack messages are 6.3+. */
+static inline void blkfloor_err_busy(struct netlink_ext_ack *extack,
+				     const struct nlattr *attr, u32 id)
+{
+#ifdef NL_SET_ERR_MSG_ATTR_FMT
+	NL_SET_ERR_MSG_ATTR_FMT(extack, attr,
+				"the device is busy with run %u: one run per device",
+				id);
+#else
+	NL_SET_ERR_MSG_ATTR(extack, attr,
+			    "the device is busy with a run: one run per device");
+#endif
+}
+
 /* BLK_STS_OFFLINE appeared in 6.8 (and in 6.1.y). */
 static inline bool blkfloor_sts_offline(blk_status_t status)
 {

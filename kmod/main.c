@@ -191,6 +191,29 @@ static bool blkfloor_run_ended(struct blkfloor_run *run)
 }
 
 /**
+ * blkfloor_run_on_dev() - the run that has a device
+ * @devt: the device
+ *
+ * Return: the id of a listed run on @devt that has not ended, or 0.
+ */
+u32 blkfloor_run_on_dev(dev_t devt)
+{
+	struct blkfloor_run *run;
+	unsigned long index;
+	u32 id = 0;
+
+	rcu_read_lock();
+	xa_for_each(&blkfloor_runs, index, run) {
+		if (run->devt == devt && !blkfloor_run_ended(run)) {
+			id = run->id;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return id;
+}
+
+/**
  * blkfloor_run_kept_max() - the most a run may keep once it has ended
  * @p: its parameters
  *
@@ -293,13 +316,14 @@ void blkfloor_runs_trim(struct blkfloor_run *spare)
 /**
  * blkfloor_run_add() - assign an id, start the kthread and list the run
  * @run: the run, its device open and its engine initialized
+ * @busy: set to the id of the run the device has, on -EBUSY
  *
  * The table takes over the caller's reference; the caller keeps its own.
  *
- * Return: 0, -ESHUTDOWN while the module unloads, -ENOMEM, or the kthread
- * error.
+ * Return: 0, -ESHUTDOWN while the module unloads, -EBUSY when the device
+ * has a run, -ENOMEM, or the kthread error.
  */
-int blkfloor_run_add(struct blkfloor_run *run)
+int blkfloor_run_add(struct blkfloor_run *run, u32 *busy)
 {
 	LIST_HEAD(gone);
 	int ret;
@@ -307,6 +331,16 @@ int blkfloor_run_add(struct blkfloor_run *run)
 	mutex_lock(&blkfloor_lock);
 	if (blkfloor_unloading) {
 		ret = -ESHUTDOWN;
+		goto out_unlock;
+	}
+	/*
+	 * The block layer lets a holder claim what it holds again: two runs
+	 * given one descriptor both get the device. Decided here, under the
+	 * lock that lists runs, so that two such requests cannot both pass.
+	 */
+	*busy = blkfloor_run_on_dev(run->devt);
+	if (*busy) {
+		ret = -EBUSY;
 		goto out_unlock;
 	}
 	/*

@@ -398,6 +398,7 @@ static int blkfloor_nl_run_start(struct sk_buff *skb, struct genl_info *info)
 {
 	struct blkfloor_run *run;
 	struct sk_buff *msg;
+	u32 busy;
 	int ret;
 
 	ret = blkfloor_nl_check_dev(skb, info);
@@ -426,10 +427,14 @@ static int blkfloor_nl_run_start(struct sk_buff *skb, struct genl_info *info)
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		goto out_put_run;
-	ret = blkfloor_run_add(run);
+	ret = blkfloor_run_add(run, &busy);
 	if (ret) {
 		if (ret == -ESHUTDOWN)
 			NL_SET_ERR_MSG(info->extack, "module is unloading");
+		else if (ret == -EBUSY)
+			blkfloor_err_busy(info->extack,
+					  info->attrs[BLKFLOOR_A_DEV_FD] ?:
+					  info->attrs[BLKFLOOR_A_DEV_PATH], busy);
 		else
 			NL_SET_ERR_MSG(info->extack, "cannot start the run");
 		goto out_free_msg;

@@ -165,6 +165,18 @@ static struct file *blkfloor_target_fget(struct nlattr *attr,
 	return file;
 }
 
+/* Refuse a device that has a run, before claiming it. */
+static int blkfloor_target_busy(dev_t devt, const struct nlattr *attr,
+				struct netlink_ext_ack *extack)
+{
+	u32 id = blkfloor_run_on_dev(devt);
+
+	if (!id)
+		return 0;
+	blkfloor_err_busy(extack, attr, id);
+	return -EBUSY;
+}
+
 /*
  * Use the block device file the caller opened and passed as DEV_FD, as
  * loop and nbd do: the open already went through the file's permissions
@@ -200,6 +212,10 @@ static int blkfloor_target_use_fd(struct blkfloor_run *run,
 		ret = -EROFS;
 		goto out_put;
 	}
+	ret = blkfloor_target_busy(I_BDEV(file->f_mapping->host)->bd_dev, attr,
+				   extack);
+	if (ret)
+		goto out_put;
 	ret = blkfloor_bdev_use_file(&run->bd, file, write, file);
 	if (ret) {
 		blkfloor_target_open_err(ret, attr, extack);
@@ -278,6 +294,16 @@ int blkfloor_target_open(struct blkfloor_run *run, struct nlattr **attrs,
 		if (ret)
 			return ret;
 	} else {
+		dev_t devt;
+
+		/* (a path that names no device fails in the open below) */
+		if (!lookup_bdev(run->p.path, &devt)) {
+			ret = blkfloor_target_busy(devt,
+						   attrs[BLKFLOOR_A_DEV_PATH],
+						   extack);
+			if (ret)
+				return ret;
+		}
 		ret = blkfloor_bdev_open(&run->bd, run->p.path, write, run);
 		if (ret) {
 			blkfloor_target_open_err(ret, attrs[BLKFLOOR_A_DEV_PATH],
@@ -285,6 +311,7 @@ int blkfloor_target_open(struct blkfloor_run *run, struct nlattr **attrs,
 			return ret;
 		}
 	}
+	run->devt = run->bd.bdev->bd_dev;
 	ret = blkfloor_target_check(run, attrs, extack);
 	if (ret) {
 		blkfloor_bdev_close(&run->bd);

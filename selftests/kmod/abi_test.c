@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1394,6 +1396,120 @@ TEST_F(bf, stop_and_busy)
 	EXPECT_EQ(BLKFLOOR_STATE_STOPPED, state);
 	/* Stopping again is harmless. */
 	EXPECT_EQ(0, bf_stop(&self->nl, id));
+}
+
+/* How a one_run_per_device case names the device. */
+enum bf_dev_by {
+	BF_BY_FD,	/* a descriptor of its own, opened without O_EXCL */
+	BF_BY_SAME_FD,	/* the descriptor the first run was given */
+	BF_BY_PATH,	/* DEV_PATH /dev/nullb0 */
+	BF_BY_NODE,	/* DEV_PATH of another node of the same device */
+};
+
+#define BF_NODE		"/tmp/blkfloor-abi-nullb0"
+
+/* Ask for a run on NULLB named @by (*@fd: the last descriptor opened). */
+static int bf_start_by(struct bf_nl *nl, struct bf_msg *m, struct bf_ack *ack,
+		       enum bf_dev_by by, uint8_t op, int *fd, uint32_t *id)
+{
+	int ret;
+
+	bf_req(nl, m, BLKFLOOR_CMD_RUN_START, 0);
+	if (by == BF_BY_FD)
+		*fd = open(NULLB, op == BLKFLOOR_OP_READ ? O_RDONLY : O_RDWR);
+	if (by == BF_BY_FD || by == BF_BY_SAME_FD) {
+		if (*fd < 0)
+			return -errno;
+		bf_put_u32(m, BLKFLOOR_A_DEV_FD, *fd);
+	} else {
+		bf_put_str(m, BLKFLOOR_A_DEV_PATH,
+			   by == BF_BY_NODE ? BF_NODE : NULLB);
+	}
+	bf_put_u32(m, BLKFLOOR_A_OP, op);
+	if (op != BLKFLOOR_OP_READ)
+		bf_put_u32(m, BLKFLOOR_A_FLAGS, BLKFLOOR_F_DESTRUCTIVE);
+	bf_put_u64(m, BLKFLOOR_A_MAX_TIME_NS, 60ULL * 1000000000ULL);
+	ret = bf_xfer(nl, m, ack, NULL, NULL);
+	*id = ret ? 0 : bf_reply_run_id(ack);
+	return ret;
+}
+
+/* Formatted extack messages came with 6.3: before, no run id in them. */
+static bool bf_kernel_formats_extack(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return true;
+	return major > 6 || (major == 6 && minor >= 3);
+}
+
+/*
+ * One run per device, whatever descriptor or path names it: a second
+ * RUN_START is refused with -EBUSY and an extack naming the run, also
+ * through the very descriptor the first run was given (the block layer
+ * lets a holder claim again what it holds).
+ */
+TEST_F(bf, one_run_per_device)
+{
+	static const struct {
+		const char *name;
+		enum bf_dev_by first, second;
+		uint8_t op;
+	} cases[] = {
+		{ "one descriptor twice", BF_BY_FD, BF_BY_SAME_FD, BLKFLOOR_OP_READ },
+		{ "one descriptor twice, writes", BF_BY_FD, BF_BY_SAME_FD,
+		  BLKFLOOR_OP_WRITE },
+		{ "two descriptors", BF_BY_FD, BF_BY_FD, BLKFLOOR_OP_READ },
+		{ "descriptor, then path", BF_BY_FD, BF_BY_PATH, BLKFLOOR_OP_READ },
+		{ "path, then descriptor", BF_BY_PATH, BF_BY_FD, BLKFLOOR_OP_READ },
+		{ "path, then another node", BF_BY_PATH, BF_BY_NODE,
+		  BLKFLOOR_OP_READ },
+	};
+	bool fmt = bf_kernel_formats_extack();
+	struct stat st;
+	unsigned int i;
+
+	if (!bf_nullb())
+		SKIP(return, "null_blk is not available");
+	ASSERT_EQ(0, stat(NULLB, &st));
+	unlink(BF_NODE);
+	ASSERT_EQ(0, mknod(BF_NODE, S_IFBLK | 0600, st.st_rdev));
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint32_t id, id2;
+		int fd = -1, fd1, ret;
+		char want[64];
+
+		TH_LOG("%s", cases[i].name);
+		ret = bf_start_by(&self->nl, &self->m, self->ack,
+				  cases[i].first, cases[i].op, &fd, &id);
+		ASSERT_EQ(0, ret) TH_LOG("%s: kernel reports: %s",
+					 cases[i].name, self->ack->msg);
+		fd1 = fd;
+		ret = bf_start_by(&self->nl, &self->m, self->ack,
+				  cases[i].second, cases[i].op, &fd, &id2);
+		EXPECT_EQ(-EBUSY, ret) TH_LOG("%s: a second run started: %u",
+					      cases[i].name, id2);
+		if (fmt)
+			snprintf(want, sizeof(want), "busy with run %u", id);
+		else
+			snprintf(want, sizeof(want), "busy with a run");
+		EXPECT_NE(NULL, strstr(self->ack->msg, want))
+			TH_LOG("%s: kernel reports: %s", cases[i].name,
+			       self->ack->msg);
+		if (!ret) {
+			bf_stop(&self->nl, id2);
+			bf_wait_end(&self->nl, id2);
+		}
+		ASSERT_EQ(0, bf_stop(&self->nl, id));
+		EXPECT_EQ(BLKFLOOR_STATE_STOPPED, bf_wait_end(&self->nl, id));
+		if (fd != fd1 && fd >= 0)
+			close(fd);
+		if (fd1 >= 0)
+			close(fd1);
+	}
+	unlink(BF_NODE);
 }
 
 TEST_F(bf, owner_socket_close_stops_run)
