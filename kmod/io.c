@@ -962,7 +962,10 @@ static int blkfloor_thread(void *data)
 	 */
 	old_memcg = set_active_memcg(run->memcg);
 	kthread_associate_blkcg(run->blkcg_css);
-	if (run->prepare) {
+	/* (stopped before it began: its RUN_START could not answer) */
+	if (blkfloor_stop_requested(run)) {
+		state = BLKFLOOR_STATE_STOPPED;
+	} else if (run->prepare) {
 		err = blkfloor_target_prepare(run);
 		if (err)
 			state = BLKFLOOR_STATE_FAILED;
@@ -1145,10 +1148,13 @@ static u64 blkfloor_byte_limit(const struct blkfloor_run *run)
 }
 
 /**
- * blkfloor_run_start() - start a run's kthread
+ * blkfloor_run_start() - create a run's kthread
  * @run: the run, its engine initialized and its id assigned
  *
- * Return: 0 with the kthread running, or a negative errno.
+ * The kthread is woken by whoever started the run, once it has answered
+ * (see blkfloor_nl_run_start()), or by a stop.
+ *
+ * Return: 0 with the kthread created, or a negative errno.
  */
 int blkfloor_run_start(struct blkfloor_run *run)
 {
@@ -1217,6 +1223,5 @@ int blkfloor_run_start(struct blkfloor_run *run)
 		run->pub.state = BLKFLOOR_STATE_RUNNING;
 		blkfloor_run_begin(run);
 	}
-	wake_up_process(task);
 	return 0;
 }

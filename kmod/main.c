@@ -314,11 +314,12 @@ void blkfloor_runs_trim(struct blkfloor_run *spare)
 }
 
 /**
- * blkfloor_run_add() - assign an id, start the kthread and list the run
+ * blkfloor_run_add() - assign an id, create the kthread and list the run
  * @run: the run, its device open and its engine initialized
  * @busy: set to the id of the run the device has, on -EBUSY
  *
- * The table takes over the caller's reference; the caller keeps its own.
+ * The table takes over the caller's reference; the caller keeps its own
+ * and wakes the kthread (wake_up_process(run->task)).
  *
  * Return: 0, -ESHUTDOWN while the module unloads, -EBUSY when the device
  * has a run, -ENOMEM, or the kthread error.

@@ -439,12 +439,25 @@ static int blkfloor_nl_run_start(struct sk_buff *skb, struct genl_info *info)
 			NL_SET_ERR_MSG(info->extack, "cannot start the run");
 		goto out_free_msg;
 	}
+	/*
+	 * Listed, its kthread not yet woken: a request that cannot tell its
+	 * caller which run it started (a full socket) stops the run before
+	 * it does any I/O, rather than leave a run nobody knows to stop.
+	 */
 	ret = blkfloor_nl_fill_run(msg, run, info->snd_portid, info->snd_seq,
 				   0, info->genlhdr->cmd, NULL);
 	if (ret)
-		goto out_free_msg;
+		nlmsg_free(msg);
+	else
+		ret = genlmsg_reply(msg, info);
+	if (ret) {
+		NL_SET_ERR_MSG(info->extack,
+			       "the reply could not be sent: the run was stopped");
+		blkfloor_run_stop(run);
+	}
+	wake_up_process(run->task);
 	blkfloor_run_put(run);
-	return genlmsg_reply(msg, info);
+	return ret;
 
 out_free_msg:
 	nlmsg_free(msg);

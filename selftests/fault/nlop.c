@@ -38,6 +38,14 @@
  *                           on stderr); exit 1 when bad > 0
  *   reader SECONDS          list, get and dump random run ids in a loop;
  *                           prints rounds=, bad=; exit 1 when bad > 0
+ *   startcongested DEV [KEY=VAL...]
+ *                           RUN_START (as start) on a socket whose queue
+ *                           is full: SO_RCVBUF at its minimum, joined to
+ *                           the events group and left unread for 0.5 s
+ *                           (a run elsewhere must be multicasting), then
+ *                           read for 1 s. Prints reply=1 and id= when
+ *                           the run's reply came anyway, enobufs=1 when
+ *                           the socket reported an overrun
  *   churnlist DEV           RUN_GET (dump) through a 4 KiB receive
  *                           buffer, a round at a time; after the first
  *                           round a read run on DEV is started from a
@@ -46,8 +54,9 @@
  *
  * Output: "key=value" lines (id, state, intervals, dropped, ring, bytes for
  * runs; runs=N running=N for list; intervals=N first=I last=I gaps=N
- * intr=N for dumps: gaps counts jumps in the index, intr messages flagged
- * NLM_F_DUMP_INTR), then
+ * intr=N empty=N maxempty=N for dumps: gaps counts jumps in the index,
+ * intr messages flagged NLM_F_DUMP_INTR, empty intervals without a
+ * completed I/O, maxempty the most of them in a row), then
  * "result=E" where E is 0 or the negative errno the kernel (or, for join,
  * setsockopt) returned, after msg=M, the extack message of an error, if
  * any. Exit 0 when an answer came, 1 when the request could not be made
@@ -87,6 +96,7 @@ struct nlop {
 	unsigned long nmsg, running;
 	long first, last;
 	unsigned long intr, gaps;	/* NLM_F_DUMP_INTR messages, index jumps */
+	unsigned long empty, run_empty, max_empty;	/* intervals without I/O */
 	unsigned int delay_ms;		/* slowdump: pause before each recv */
 	long end_id, end_state;		/* a RUN_END_NTF seen while draining */
 };
@@ -174,6 +184,15 @@ static void show(struct nlop *o, struct nlmsghdr *h)
 			if (atype(a) != BLKFLOOR_A_INTERVAL)
 				continue;
 			for_each_attr(b, adata(a), a->nla_len - NLA_HDRLEN) {
+				if (atype(b) == BLKFLOOR_IV_A_IOS) {
+					if (aget(b)) {
+						o->run_empty = 0;
+						continue;
+					}
+					o->empty++;
+					if (++o->run_empty > o->max_empty)
+						o->max_empty = o->run_empty;
+				}
 				if (atype(b) != BLKFLOOR_IV_A_INDEX)
 					continue;
 				if (o->first < 0)
@@ -391,7 +410,8 @@ static int usage(void)
 		"            start DEV [KEY=VAL...] | stop ID [dmremove=NAME] |\n"
 		"            get ID | list | dump ID [FROM] |\n"
 		"            slowdump ID MS | join |\n"
-		"            cycles N DEV... | reader SECONDS | churnlist DEV\n");
+		"            cycles N DEV... | reader SECONDS | churnlist DEV |\n"
+		"            startcongested DEV [KEY=VAL...]\n");
 	return 1;
 }
 
@@ -644,6 +664,69 @@ static int churnlist(struct nlop *o, const char *dev)
 	return 0;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int startcongested(struct nlop *o, int argc, char **argv)
+{
+	struct pollfd p = { .fd = o->fd, .events = POLLIN };
+	int rcvbuf = 1, ret, reply = 0, enobufs = 0, result = 0;
+	static char buf[4096];
+	double end;
+	uint32_t seq;
+	size_t len;
+
+	if (!o->mcgrp ||
+	    setsockopt(o->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)) ||
+	    setsockopt(o->fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &o->mcgrp,
+		       sizeof(o->mcgrp))) {
+		perror("nlop: startcongested: socket options");
+		return 1;
+	}
+	usleep(500000);
+	len = put_hdr(o, buf, o->family, BLKFLOOR_CMD_RUN_START,
+		      NLM_F_REQUEST | NLM_F_ACK);
+	if (put_start(buf, &len, argc, argv))
+		return usage();
+	seq = o->seq;
+	ret = send_msg(o, buf, len);
+	if (ret) {
+		fprintf(stderr, "nlop: send: %s\n", strerror(-ret));
+		return 1;
+	}
+	for (end = now_s() + 1; now_s() < end;) {
+		struct nlmsghdr *h;
+		ssize_t n;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = recv(o->fd, rbuf, sizeof(rbuf), 0);
+		if (n < 0) {
+			if (errno == ENOBUFS)
+				enobufs = 1;
+			continue;
+		}
+		for (h = (struct nlmsghdr *)rbuf; NLMSG_OK(h, n);
+		     h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_seq != seq)
+				continue;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				result = error_of(o, h);
+			} else if (h->nlmsg_type == o->family) {
+				reply = 1;
+				show(o, h);
+			}
+		}
+	}
+	printf("reply=%d\nenobufs=%d\nresult=%d\n", reply, enobufs, result);
+	return 0;
+}
+
 /*
  * After RUN_STOP of run @id: wait (30 s at most) for its RUN_END_NTF on the
  * events group. Returns the end's STATE, or a negative errno.
@@ -704,6 +787,8 @@ int main(int argc, char **argv)
 		return reader(&o, strtoul(argv[2], NULL, 0));
 	if (!strcmp(op, "churnlist") && argc == 3)
 		return churnlist(&o, argv[2]);
+	if (!strcmp(op, "startcongested") && argc >= 3)
+		return startcongested(&o, argc - 2, argv + 2);
 
 	if (!strcmp(op, "join")) {
 		if (!o.mcgrp) {
@@ -809,8 +894,9 @@ int main(int argc, char **argv)
 	if (!strcmp(op, "list"))
 		printf("runs=%lu\nrunning=%lu\n", o.nmsg, o.running);
 	if (!strcmp(op, "dump") || !strcmp(op, "slowdump"))
-		printf("intervals=%lu\nfirst=%ld\nlast=%ld\ngaps=%lu\nintr=%lu\n",
-		       o.nmsg, o.first, o.last, o.gaps, o.intr);
+		printf("intervals=%lu\nfirst=%ld\nlast=%ld\ngaps=%lu\nintr=%lu\n"
+		       "empty=%lu\nmaxempty=%lu\n", o.nmsg, o.first, o.last,
+		       o.gaps, o.intr, o.empty, o.max_empty);
 	printf("result=%d\n", ret);
 	return 0;
 }
