@@ -123,14 +123,16 @@ static inline int blkfloor_bdev_open(struct blkfloor_bdev *bd,
 }
 
 /*
- * Drop a file reference. A kthread's fput() is left to a workqueue (a
- * jiffy later): until it runs the device is still open, and dm, for one,
- * refuses to remove it. A run's kthread closes its device when the run
- * ends, before the end is announced, and nothing in that file's release
- * needs the kthread itself (a block device's release writes back and
- * drops its claim): __fput_sync() releases it there and then, as the VFS
- * allows a kthread to for a file it knows. Elsewhere (a netlink request)
- * fput() releases it when the caller returns to user space.
+ * Drop a file reference. A kthread's fput() leaves the release to a
+ * workqueue, a jiffy later, and until then the device is still open (dm
+ * refuses to remove it): a run's kthread, which releases its device
+ * before it announces the end, releases it synchronously. The VFS allows
+ * that for a file whose release is known: every file here is a block
+ * device file (DEV_FD is checked S_ISBLK, the others are bdev files), whose
+ * release writes back and drops the claim, waiting for the device, never
+ * for this thread; the VFS defers a kthread's mntput() itself. In a
+ * netlink request fput() releases it on the caller's way back to user
+ * space, outside genetlink's lock.
  */
 static inline void blkfloor_fput(struct file *file)
 {

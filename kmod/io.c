@@ -21,6 +21,7 @@
 #include <linux/blkfloor_verify.h>
 #include <linux/blkdev.h>
 #include <linux/crc32c.h>
+#include <linux/freezer.h>
 #include <linux/gfp.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
@@ -51,8 +52,7 @@
 /*
  * The pacing quotient bs * (NSEC_PER_SEC << shift) / rate_bps is largest
  * at rate_bps = 1; mul_u64_u64_div_u64() traps (x86 divq) when it does not
- * fit 64 bits. Raising BLKFLOOR_BS_MAX past about 67 GB would need a
- * clamp before the division instead.
+ * fit 64 bits, that is for bs above 2^64 / (10^9 << 8), about 72 MB.
  */
 static_assert((u64)BLKFLOOR_BS_MAX <=
 	      U64_MAX / ((u64)NSEC_PER_SEC << BLKFLOOR_RATE_SHIFT));
@@ -197,9 +197,11 @@ static void blkfloor_buf_fill_random(struct blkfloor_buf *buf)
 {
 	unsigned int i;
 
-	for (i = 0; i < buf->nr; i++)
+	for (i = 0; i < buf->nr; i++) {
 		get_random_bytes(page_address(buf->vecs[i].bv_page),
 				 buf->vecs[i].bv_len);
+		cond_resched();
+	}
 }
 
 /*
@@ -629,12 +631,11 @@ close:
 	/* Read after the pull: every pulled I/O completed before now. */
 	now = ktime_get_ns();
 	/*
-	 * Close the intervals that ended by now, and no later ones: where
-	 * closing one takes longer than an interval lasts (1 ms intervals
-	 * on a loaded or a debug kernel), a clock read per interval kept
-	 * this loop going for ever, the thread never back in its main loop
-	 * to see a stop (an unload hung in kthread_stop()) or a limit.
-	 * What completes meanwhile is left for the next call.
+	 * Close the intervals that ended by now, not those that end while
+	 * they are closed: where closing one takes longer than an interval
+	 * lasts (1 ms intervals on a slow kernel), reading the clock again
+	 * would keep the thread from its main loop, which sees stops and
+	 * limits.
 	 */
 	while (now >= eng->iv_end) {
 		blkfloor_account_before(run, eng->iv_end);
@@ -647,10 +648,7 @@ close:
 	return now;
 }
 
-/*
- * RUN_STOP and the owner's exit set stop_req (blkfloor_run_stop()); nobody
- * calls kthread_stop() on a run's kthread: it ends by itself.
- */
+/* Set by RUN_STOP and the owner's exit (blkfloor_run_stop()). */
 static bool blkfloor_stop_requested(struct blkfloor_run *run)
 {
 	return READ_ONCE(run->stop_req);
@@ -839,8 +837,12 @@ static void blkfloor_sleep(struct blkfloor_run *run, bool running)
 			wake = min(wake, eng->t0 +
 				   (eng->rate_next >> BLKFLOOR_RATE_SHIFT));
 	}
-	set_current_state(TASK_IDLE);
-	if (!llist_empty(&run->done) ||
+	/*
+	 * Interruptible, so that the freezer's wakeup reaches it (a kthread
+	 * takes no signal); it then freezes in blkfloor_run_io().
+	 */
+	set_current_state(TASK_INTERRUPTIBLE);
+	if (!llist_empty(&run->done) || freezing(current) ||
 	    (running && blkfloor_stop_requested(run))) {
 		__set_current_state(TASK_RUNNING);
 		return;
@@ -932,6 +934,7 @@ static u8 blkfloor_run_io(struct blkfloor_run *run, u64 *elapsed)
 		 * turn, so the loop never sleeps.
 		 */
 		cond_resched();
+		try_to_freeze();
 	}
 	now = ktime_get_ns();
 	if (eng->acc->ios || eng->errors_total != run->pub.errors)
@@ -956,6 +959,7 @@ static int blkfloor_thread(void *data)
 	bool dead;
 	int err = 0;
 
+	set_freezable();
 	/*
 	 * What the kthread allocates (histograms) is the starter's too, and
 	 * so are its bios (bio_associate_blkg() takes the kthread's blkcg).
