@@ -1,19 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * blkfloor: the bio engine.
- *
- * One kthread per run does all submission and all accounting. bi_end_io
- * only stamps the completion time and pushes the I/O on run->done (waking
- * the kthread when the list was empty, whatever context it runs in); it
- * never resubmits. The kthread pulls completions, folds them into the live
- * interval, resubmits (stamping each bio just before its submit_bio()), and
- * sleeps until a completion arrives or the interval ends, so empty
- * intervals close even when the device stalls.
- *
- * An I/O belongs to the interval that contains its completion time. Before
- * interval k is closed every I/O stamped before its end has been accounted:
- * completions are pulled again and in-flight slots are scanned for one that
- * has been stamped but not pushed yet.
+ * blkfloor: the bio engine. One kthread per run submits and accounts;
+ * bi_end_io only stamps and queues (design.rst, "The engine").
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -43,16 +31,11 @@
 #define BLKFLOOR_UNIQUE_UNIT	SZ_4K
 /* Rate pacing keeps ns << 8 for sub-nanosecond precision. */
 #define BLKFLOOR_RATE_SHIFT	8
-/*
- * At most about 208 days between two requests (ns << 8): any rate cap
- * below that is as good as one request per 208 days, and pacing sums of
- * two such costs and a run's age stay far below 2^64.
- */
+/* About 208 days per request: sums of two costs and a run's age fit u64. */
 #define BLKFLOOR_RATE_COST_MAX	BIT_ULL(62)
 /*
- * The pacing quotient bs * (NSEC_PER_SEC << shift) / rate_bps is largest
- * at rate_bps = 1; mul_u64_u64_div_u64() traps (x86 divq) when it does not
- * fit 64 bits, that is for bs above 2^64 / (10^9 << 8), about 72 MB.
+ * bs * (NSEC_PER_SEC << shift) / rate_bps must fit u64 at rate_bps = 1, or
+ * mul_u64_u64_div_u64() traps: bs up to 2^64 / (10^9 << 8), about 72 MB.
  */
 static_assert((u64)BLKFLOOR_BS_MAX <=
 	      U64_MAX / ((u64)NSEC_PER_SEC << BLKFLOOR_RATE_SHIFT));
@@ -67,17 +50,10 @@ static u64 blkfloor_splitmix(u64 *state)
 }
 
 /*
- * A random pass is a permutation of the region's blocks: block
- * perm(i) is the i-th of the pass, for i = 0 .. nblocks - 1. perm is walked
- * along the cycles of a bijection on k-bit numbers, the fewest bits that
- * hold every block number, until it lands inside the region; so it is a
- * bijection on [0, nblocks), and as 2^k < 2 * nblocks a walk takes fewer
- * than two steps on average. The bijection is three rounds of "xor a key,
- * multiply by an odd constant, xor-shift right by half the width", each
- * invertible modulo 2^k, keyed per pass from the seed: three multiplications,
- * about 20 instructions, and no memory beyond the keys. Two rounds leave
- * blocks half a region apart in related places; three do not (see
- * design.rst).
+ * A random pass visits block perm(i) i-th: a keyed bijection on the fewest
+ * bits that hold every block number, applied again until it lands in the
+ * region (cycle walking), so every block once per pass (design.rst,
+ * "Submission").
  */
 static const u64 blkfloor_perm_mul[] = {
 	0x9e3779b97f4a7c15ULL, 0xbf58476d1ce4e5b9ULL, 0x94d049bb133111ebULL,
@@ -205,12 +181,9 @@ static void blkfloor_buf_fill_random(struct blkfloor_buf *buf)
 }
 
 /*
- * Random data: the slot's buffer holds a pseudo-random stream derived from
- * the seed alone (the same in every slot, so what a block holds does not
- * depend on which slot wrote it), filled once. Before each write every
- * 4 KiB gets the header verify mode writes, with crc 0: its lba, the seed
- * and the pass make the block unlike any other the run writes, at the cost
- * of a 32-byte store per 4 KiB, not a rewrite of the buffer.
+ * Random data: one stream from the seed in every slot, so that what a
+ * block holds does not depend on the slot; blkfloor_unique_fill() then
+ * makes each 4 KiB unique with a header.
  */
 static void blkfloor_buf_fill_seed(struct blkfloor_buf *buf, u64 seed)
 {
@@ -237,11 +210,7 @@ static void blkfloor_hdr_set(struct blkfloor_verify_hdr *h, u64 lba, u64 seed,
 	h->gen = cpu_to_le64(gen);
 }
 
-/*
- * Verify mode: every logical block starts with struct blkfloor_verify_hdr,
- * the rest is a pseudo-random stream derived from (seed, lba, gen), and the
- * header's crc32c covers the whole block with the crc field zero.
- */
+/* Verify mode: header, then a stream from (seed, lba, gen); crc32c of all. */
 static void blkfloor_verify_make(void *blk, unsigned int lbs, u64 lba,
 				 u64 seed, u64 gen)
 {
@@ -293,12 +262,9 @@ static void blkfloor_verify_fill(struct blkfloor_run *run,
 }
 
 /*
- * Random data: a header at the start of the request and at every
- * BLKFLOOR_UNIQUE_UNIT boundary of the device (every logical block when
- * those are larger), so that every 4 KiB the device stores, aligned as a
- * controller maps and deduplicates it, holds one. Not every 512-byte
- * block: on a 512-byte device that was 256 headers per 128 KiB request,
- * which took the submission path to half the bare submitter's rate.
+ * A header at the start of the request and at every 4 KiB boundary of the
+ * device (or logical block, if larger): every unit a controller maps or
+ * deduplicates holds one, and no more are written than that.
  */
 static void blkfloor_unique_fill(struct blkfloor_run *run,
 				 struct blkfloor_io *io)
@@ -346,54 +312,17 @@ static void blkfloor_verify_check(struct blkfloor_run *run,
 }
 
 /*
- * Runs in whatever context the driver completes in: hard or soft interrupt
- * on any CPU (where current is just the interrupted task, possibly the
- * run's own kthread between its look at the list and schedule()), or the
- * submitter itself. So the first completion on an empty list wakes the
- * kthread, except when the kthread is the one completing it, in task
- * context (a driver that completes inside submit_bio() or at the plug's
- * flush, as null_blk's irqmode=0 does): it is running then, and it looks
- * at the list after it sets its state and before it sleeps. in_task() is
- * false in hard and soft interrupt context, also when a softirq runs on
- * the kthread's own stack, so no interrupted kthread goes without its
- * wakeup. (Waking a running task is harmless but not free: 43 guest
- * instructions per I/O at QD 1 on null_blk, make bench.)
- *
- * Once the I/O is on run->done the kthread may account it, drain and exit,
- * and the run may be released: nothing reachable from @io is touched after
- * llist_add(), and the run (with its task reference) is freed only after
- * an RCU grace period, so the read lock keeps @run and its task valid here.
- *
- * The module may go too: the kthread's module reference, the last one,
- * is dropped once this I/O is accounted, and this function still has to
- * return through the module's text after rcu_read_unlock_sched(). In
- * interrupt context (most drivers) and with preemption off nothing can
- * come in between: the unload's synchronize_rcu() (free_module()) waits
- * for this section, and the few instructions after it run before the
- * interrupt returns. In task context (dm, loop, nbd, nvme-tcp complete
- * there) a preemptible kernel may preempt this task right after the
- * unlock, with its next instruction in the module. An RCU Tasks grace
- * period does not end while a task is preempted: it waits for every task
- * to pass a voluntary context switch (or user mode, or idle), which this
- * one does only after it has returned to bio_endio(). So the module's
- * exit waits for one (synchronize_rcu_tasks(), blkfloor_exit()) before
- * its text can be freed; on a kernel without preemption RCU Tasks is
- * plain RCU, and the section above is all there is.
- * The sched flavour: a grace period waits for preemption-disabled
- * sections too, and they cost no call (with PREEMPT_RCU, which Debian's
- * PREEMPT_DYNAMIC kernels have, rcu_read_lock() and rcu_read_unlock() are
- * two calls into the RCU core for every I/O).
+ * Any context, the kthread's own submit_bio() included (it needs no
+ * wakeup: it looks at the list before it sleeps). After llist_add() the
+ * run may end: the RCU-sched section keeps the run and its task alive,
+ * blkfloor_exit() the module's text (design.rst, "Locking and lifetimes").
  */
 static void blkfloor_end_io(struct bio *bio)
 {
 	struct blkfloor_io *io = bio->bi_private;
 	struct blkfloor_run *run = io->run;
 
-	/*
-	 * Stamped with preemption off: blkfloor_catch_stragglers() waits for
-	 * a stamped I/O to be pushed, which must not wait for this task to
-	 * be scheduled again (bi_end_io may run in a preemptible task).
-	 */
+	/* blkfloor_catch_stragglers() spins from stamp to push: no preemption. */
 	rcu_read_lock_sched();
 	WRITE_ONCE(io->done_ns, ktime_get_ns());
 	if (llist_add(&io->node, &run->done) &&
@@ -403,11 +332,8 @@ static void blkfloor_end_io(struct bio *bio)
 }
 
 /*
- * Log a failed I/O while the error log has room; count it otherwise.
- * Everything is known here already: bi_end_io stamped the completion and
- * bio->bi_status is kept until the slot is reused, so bi_end_io does no
- * more work for the log, and the log needs no allocation (it was made at
- * start). The entry is written before the lock that publishes it.
+ * Log a failed I/O while the log has room, else count it. The entry is
+ * written before the lock that publishes it.
  */
 static void __cold blkfloor_log_error(struct blkfloor_run *run,
 				      struct blkfloor_io *io,
@@ -434,10 +360,7 @@ static void __cold blkfloor_log_error(struct blkfloor_run *run,
 	spin_unlock(&run->lock);
 }
 
-/*
- * Fold one completed I/O into the live interval and make its slot idle.
- * Once per I/O: inlined into its callers.
- */
+/* Fold one completed I/O into the live interval; its slot goes idle. */
 static __always_inline void blkfloor_account(struct blkfloor_run *run,
 					     struct blkfloor_io *io)
 {
@@ -501,10 +424,7 @@ static void blkfloor_account_before(struct blkfloor_run *run, u64 limit)
 	}
 }
 
-/*
- * An I/O stamped before @limit may not be on run->done yet: bi_end_io sets
- * done_ns and then pushes. Wait for every such one (a few instructions).
- */
+/* Wait for I/Os stamped before @limit but not yet pushed by bi_end_io. */
 static void blkfloor_catch_stragglers(struct blkfloor_run *run, u64 limit)
 {
 	struct blkfloor_engine *eng = &run->eng;
@@ -528,12 +448,9 @@ again:
 }
 
 /*
- * The I/Os still in flight at @end (every one completed before it has been
- * accounted) and the age of the oldest: a device that holds a request
- * ("stuck") tells itself apart from one that is merely slow, and from a
- * kthread that did not reap. An interval is closed when the kthread sees
- * that it has ended, maybe after it submitted more: those were not in
- * flight at @end.
+ * The I/Os in flight at @end and the age of the oldest, which tell a
+ * device that holds a request from a slow one. Those submitted after @end
+ * (the interval is closed late) do not count.
  */
 static void blkfloor_inflight_at(struct blkfloor_run *run, u64 end,
 				 struct blkfloor_iv *iv)
@@ -594,18 +511,10 @@ static void blkfloor_close_interval(struct blkfloor_run *run, u64 end)
 }
 
 /*
- * Account every completion so far, closing the intervals that ended.
- * Returns a time no later than now, for the time limit.
- *
- * Nearly always every completion pulled belongs to the live interval
- * (done_ns < iv_end, and nothing waits on eng->pending): it is accounted
- * as it comes, and the newest completion stamp stands for "now", without
- * a clock read of its own. It can only be early, so at worst one more
- * batch is submitted before the time limit is seen. Anything else (a
- * completion past the interval's end, completions of later intervals
- * waiting, or nothing completed at all, as when woken to close an
- * interval of a stalled device) reads the clock and closes every
- * interval that ended.
+ * Account every completion so far, closing the intervals that ended;
+ * returns a time no later than now. In the common case (every completion
+ * in the live interval) the newest stamp stands for now, saving a clock
+ * read; it can only be early.
  */
 static u64 blkfloor_reap(struct blkfloor_run *run)
 {
@@ -631,11 +540,8 @@ close:
 	/* Read after the pull: every pulled I/O completed before now. */
 	now = ktime_get_ns();
 	/*
-	 * Close the intervals that ended by now, not those that end while
-	 * they are closed: where closing one takes longer than an interval
-	 * lasts (1 ms intervals on a slow kernel), reading the clock again
-	 * would keep the thread from its main loop, which sees stops and
-	 * limits.
+	 * Only those that ended by now: on a kernel slow to close one, a new
+	 * clock read each time would keep the thread from its main loop.
 	 */
 	while (now >= eng->iv_end) {
 		blkfloor_account_before(run, eng->iv_end);
@@ -670,10 +576,7 @@ static u8 blkfloor_end_reason(struct blkfloor_run *run, u64 now)
 	return BLKFLOOR_STATE_RUNNING;
 }
 
-/*
- * Make a free slot's bio ready to go: where it goes, its data, the bio
- * itself. Not yet stamped, not yet submitted.
- */
+/* Make a free slot's bio ready: offset, data, bio. Not yet stamped. */
 static void blkfloor_io_prep(struct blkfloor_run *run, struct blkfloor_io *io)
 {
 	struct blkfloor_engine *eng = &run->eng;
@@ -717,8 +620,8 @@ static void blkfloor_io_prep(struct blkfloor_run *run, struct blkfloor_io *io)
 }
 
 /*
- * Rate cap: may one more request go now? Charges it when it may. A late
- * kthread may catch up on at most 10 ms (or one request) of lost time.
+ * Rate cap: may one more request go now (charging it)? A late kthread
+ * catches up on at most 10 ms, or one request, of lost time.
  */
 static bool blkfloor_rate_ok(struct blkfloor_engine *eng, u64 now_ns)
 {
@@ -741,10 +644,7 @@ static void blkfloor_submit_slots(struct blkfloor_run *run, unsigned int top,
 	struct blkfloor_engine *eng = &run->eng;
 	unsigned int j;
 
-	/*
-	 * Only this kthread touches eng->free: the slots just taken stay in
-	 * free[nr_free .. top) while they are submitted, in the order taken.
-	 */
+	/* The slots just taken are still in free[nr_free .. top). */
 	for (j = from; j < to; j++) {
 		struct blkfloor_io *io = eng->free[top - 1 - j];
 
@@ -754,33 +654,11 @@ static void blkfloor_submit_slots(struct blkfloor_run *run, unsigned int top,
 }
 
 /*
- * Refill idle slots. Every bio is stamped just before its own
- * submit_bio(), so its latency counts from when it entered the block
- * layer: any wait there for a tag (submit_bio() sleeps while the queue is
- * full) or behind the plug is its own, never that of the bios before it.
- * The slots are prepared first (offsets, data headers), so that no bio's
- * latency holds the data preparation of the next; then they are stamped
- * and submitted back to back. The stamp comes before any completion (a
- * driver may complete inline).
- *
- * A plug is used only where it changes what the device sees: in a
- * sequential run that may merge (eng->plug), neighbouring bios merge in
- * the plug into larger requests, as they do under fio's batched
- * submission (on a two-tag queue with mq-deadline, unplugged sequential
- * 4 KiB writes at QD 32 reached null_blk as 4 KiB requests: run/009).
- * Elsewhere a plug only delays a bio's dispatch until the rest of its
- * batch has been submitted, a wait of blkfloor's own that its latency would count (at
- * QD 8 on null_blk with a 100 us timer, 8.7 of the 11.7 us by which
- * latencies came out too long).
- *
- * A submit_bio() that sleeps for a tag flushes the plug from
- * io_schedule(), and a flush from the scheduler hands the requests to
- * kblockd instead of issuing them: on a queue with fewer requests than
- * the run's QD (usb-storage has one) every request would wait for a
- * worker before it reaches the driver, and the device idles meanwhile.
- * So only the bios the queue has room for are plugged (its nr_requests
- * less what the run has in flight); the rest go unplugged, each issued by
- * submit_bio() itself once it has its tag.
+ * Refill idle slots: prepare them all, then stamp and submit each just
+ * before its own submit_bio(), so that a bio's latency holds no other's
+ * preparation or tag wait. Plug only a sequential run that may merge, and
+ * only as many bios as the queue has requests free: a plug flushed from
+ * io_schedule() would hand them to kblockd (design.rst, "Submission").
  */
 static void blkfloor_submit(struct blkfloor_run *run)
 {
@@ -803,11 +681,7 @@ static void blkfloor_submit(struct blkfloor_run *run)
 		room = room > before ? room - before : 0;
 	}
 	if (room > 1) {
-		/*
-		 * Declared here, not above: the kernel may zero a stack
-		 * variable where it is declared (INIT_STACK_ALL_ZERO), 64
-		 * bytes every call that a random run never plugs.
-		 */
+		/* (here: INIT_STACK_ALL_ZERO would clear it on every call) */
 		struct blk_plug plug;
 		unsigned int plugged = min_t(unsigned long, n, room);
 
@@ -837,10 +711,7 @@ static void blkfloor_sleep(struct blkfloor_run *run, bool running)
 			wake = min(wake, eng->t0 +
 				   (eng->rate_next >> BLKFLOOR_RATE_SHIFT));
 	}
-	/*
-	 * Interruptible, so that the freezer's wakeup reaches it (a kthread
-	 * takes no signal); it then freezes in blkfloor_run_io().
-	 */
+	/* Interruptible: the freezer's wakeup must reach it (no signals). */
 	set_current_state(TASK_INTERRUPTIBLE);
 	if (!llist_empty(&run->done) || freezing(current) ||
 	    (running && blkfloor_stop_requested(run))) {
@@ -883,10 +754,7 @@ static u64 blkfloor_run_kept(const struct blkfloor_run *run)
 	return bytes;
 }
 
-/*
- * The first I/O's time: the origin of the run's intervals and limits.
- * Before the kthread runs, or in it after the run prepared.
- */
+/* The run's time origin, at its first I/O (after preparing, if it does). */
 static void blkfloor_run_begin(struct blkfloor_run *run)
 {
 	struct blkfloor_engine *eng = &run->eng;
@@ -908,11 +776,7 @@ static void blkfloor_run_begin(struct blkfloor_run *run)
 	spin_unlock(&run->lock);
 }
 
-/*
- * Submit and reap until the run ends and its I/O has drained; close the
- * last, partial interval unless it is empty. Returns the end state and
- * the run's time in *@elapsed.
- */
+/* Run until ended and drained; returns the end state, the run time. */
 static u8 blkfloor_run_io(struct blkfloor_run *run, u64 *elapsed)
 {
 	struct blkfloor_engine *eng = &run->eng;
@@ -928,11 +792,7 @@ static u8 blkfloor_run_io(struct blkfloor_run *run, u64 *elapsed)
 		else if (!eng->inflight)
 			break;
 		blkfloor_sleep(run, state == BLKFLOOR_STATE_RUNNING);
-		/*
-		 * A device that completes inside submit_bio() (brd, zram,
-		 * null_blk irqmode=0) leaves completions on run->done every
-		 * turn, so the loop never sleeps.
-		 */
+		/* (completions inside submit_bio(): the loop never sleeps) */
 		cond_resched();
 		try_to_freeze();
 	}
@@ -944,10 +804,8 @@ static u8 blkfloor_run_io(struct blkfloor_run *run, u64 *elapsed)
 }
 
 /*
- * The run's kthread: it prepares the device if asked, runs, and ends by
- * itself once its I/O has drained, however long the device takes; nobody
- * waits for it. It holds a reference on the run and one on the module
- * (taken by blkfloor_run_start()) until then.
+ * Ends by itself once drained, however long the device takes; nobody
+ * waits for it. Holds a run and a module reference until then.
  */
 static int blkfloor_thread(void *data)
 {
@@ -960,10 +818,7 @@ static int blkfloor_thread(void *data)
 	int err = 0;
 
 	set_freezable();
-	/*
-	 * What the kthread allocates (histograms) is the starter's too, and
-	 * so are its bios (bio_associate_blkg() takes the kthread's blkcg).
-	 */
+	/* Its allocations and bios are charged to the starter's cgroups. */
 	old_memcg = set_active_memcg(run->memcg);
 	kthread_associate_blkcg(run->blkcg_css);
 	/* (stopped before it began: its RUN_START could not answer) */
@@ -995,10 +850,7 @@ static int blkfloor_thread(void *data)
 	WRITE_ONCE(run->kept_bytes, blkfloor_run_kept(run));
 	blkfloor_run_publish_end(run, state, err, elapsed);
 	blkfloor_runs_trim(run);
-	/*
-	 * The kthread's references: the run's, and the module's, which
-	 * module_put_and_kthread_exit() drops outside the module's text.
-	 */
+	/* The module reference is dropped outside the module's text. */
 	blkfloor_run_put(run);
 	module_put_and_kthread_exit(0);
 }
@@ -1017,12 +869,7 @@ int blkfloor_engine_init(struct blkfloor_run *run)
 	struct blkfloor_engine *eng = &run->eng;
 	struct blkfloor_params *p = &run->p;
 	bool verify = blkfloor_verifying(p);
-	/*
-	 * A buffer per slot: reads (never two bios DMA into one page: the
-	 * block layer's integrity check, and anything else that looks at a
-	 * read's data once it completed, would see another bio's bytes),
-	 * verify mode and random-data writes.
-	 */
+	/* Per slot for reads: no two bios may DMA into one page. */
 	bool own = blkfloor_own_buf(p);
 	unsigned int i;
 

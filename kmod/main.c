@@ -2,22 +2,9 @@
 /*
  * blkfloor: sustained block-device throughput measurement.
  *
- * Module init/exit, parameters and the run table.
- *
- * Runs live in the xarray blkfloor_runs, indexed by id (ids count up, so
- * index order is age order until they wrap after 2^32 - 1 runs; a live
- * id is never given twice), from RUN_START until they are trimmed (more
- * than keep_ended ended runs, or more than keep_ended_mb of memory kept
- * by ended runs; checked whenever a run starts or ends) or the module is
- * unloaded; ended runs stay so their totals and intervals can still be
- * read. The table holds one reference on each run; lookups take another
- * under rcu_read_lock(), and a run is freed after a grace period.
- *
- * Nothing here waits for a device. A run's kthread ends by itself once
- * its I/O has drained; it holds a reference on the run and one on the
- * module until then, so an unload is refused ("in use") while any run
- * still has I/O in flight, instead of waiting for a device that may
- * never answer.
+ * Module init/exit, parameters and the run table (design.rst, "Run
+ * lifecycle" and "Locking and lifetimes"). Nothing here waits for a
+ * device: a running run holds the module, so an unload is refused.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -45,10 +32,7 @@ MODULE_PARM_DESC(keep_ended_mb, "Memory ended runs may keep for reading, MiB (de
 
 /* Run id -> run. Readers use RCU; the xarray's own lock orders writers. */
 static DEFINE_XARRAY_ALLOC1(blkfloor_runs);
-/*
- * Serializes adding and removing runs (the trim decision, the next id, the
- * generation, the unloading flag). Lookups do not take it.
- */
+/* Adding and removing runs, the next id, the generation, unloading. */
 static DEFINE_MUTEX(blkfloor_lock);
 static u32 blkfloor_next_id;
 /* Changes whenever a run is listed or unlisted (RUN_GET dumps check it). */
@@ -102,10 +86,7 @@ static void blkfloor_run_release(struct kref *kref)
 
 	blkfloor_engine_free(run);
 	blkfloor_target_close(run);
-	/*
-	 * The last bi_end_io may still be between pushing its I/O (which let
-	 * the kthread drain and exit) and waking run->task.
-	 */
+	/* (the last bi_end_io may still be about to wake run->task) */
 	call_rcu(&run->rcu, blkfloor_run_free_rcu);
 }
 
@@ -239,10 +220,7 @@ u32 blkfloor_runs_gen(void)
 	return READ_ONCE(blkfloor_gen);
 }
 
-/*
- * Take a run out of the table onto @gone, for blkfloor_runs_release(); the
- * table's reference goes with it. blkfloor_lock held.
- */
+/* Unlist a run onto @gone, with the table's reference. blkfloor_lock held. */
 static void blkfloor_run_unlist(struct blkfloor_run *run, struct list_head *gone)
 {
 	xa_erase(&blkfloor_runs, run->id);
@@ -250,11 +228,7 @@ static void blkfloor_run_unlist(struct blkfloor_run *run, struct list_head *gone
 	list_add_tail(&run->node, gone);
 }
 
-/*
- * Drop the table's reference on the runs unlisted onto @gone; any of them
- * still running keeps its kthread's reference until it ends.
- * blkfloor_lock not held.
- */
+/* Drop the table's references on the runs on @gone; blkfloor_lock not held. */
 static void blkfloor_runs_release(struct list_head *gone)
 {
 	struct blkfloor_run *run, *tmp;
@@ -334,26 +308,15 @@ int blkfloor_run_add(struct blkfloor_run *run, u32 *busy)
 		ret = -ESHUTDOWN;
 		goto out_unlock;
 	}
-	/*
-	 * The block layer lets a holder claim what it holds again: two runs
-	 * given one descriptor both get the device. Decided here, under the
-	 * lock that lists runs, so that two such requests cannot both pass.
-	 */
+	/* One run per device: the claim lets a holder claim twice. */
 	*busy = blkfloor_run_on_dev(run->devt);
 	if (*busy) {
 		ret = -EBUSY;
 		goto out_unlock;
 	}
-	/*
-	 * Trim before the new run is listed: it must not count as one of
-	 * the ended runs kept, even if it ends before this returns.
-	 */
+	/* Before the new run is listed: it must not count as ended. */
 	blkfloor_trim_ended(&gone, NULL);
-	/*
-	 * The slot first: once the kthread runs, listing it cannot fail.
-	 * The next free id (1 to U32_MAX, after the last one given): an id
-	 * still listed is skipped once the ids wrap (-EBUSY if all are).
-	 */
+	/* The id first, so that listing cannot fail; listed ids are skipped. */
 	ret = xa_alloc_cyclic(&blkfloor_runs, &run->id, NULL,
 			      XA_LIMIT(1, U32_MAX), &blkfloor_next_id,
 			      GFP_KERNEL);
@@ -373,11 +336,7 @@ out_unlock:
 	return ret;
 }
 
-/*
- * A netlink socket was released: stop the runs it owns. This only sets a
- * flag and wakes the kthreads (no sleeping here); each run drains and
- * releases its device in its own kthread.
- */
+/* A socket was released: stop the runs it owns (atomic context). */
 static int blkfloor_netlink_notify(struct notifier_block *nb,
 				   unsigned long state, void *data)
 {
@@ -389,10 +348,7 @@ static int blkfloor_netlink_notify(struct notifier_block *nb,
 	    !net_eq(notify->net, &init_net) || !notify->portid)
 		return NOTIFY_DONE;
 
-	/*
-	 * A run and its task reference are freed after a grace period: both
-	 * stay valid for this walk even if the run is removed meanwhile.
-	 */
+	/* Runs and their tasks are freed after a grace period. */
 	rcu_read_lock();
 	xa_for_each(&blkfloor_runs, index, run)
 		if (run->owner_portid == notify->portid)
@@ -405,11 +361,7 @@ static struct notifier_block blkfloor_netlink_notifier = {
 	.notifier_call = blkfloor_netlink_notify,
 };
 
-/*
- * Free every run; no new one can start afterwards. Every run has ended:
- * a running one holds a reference on the module, so the module's exit
- * does not run while one does.
- */
+/* Free every run (all have ended: a running one holds the module). */
 static void blkfloor_runs_destroy(void)
 {
 	struct blkfloor_run *run;
@@ -428,10 +380,7 @@ static int __init blkfloor_init(void)
 {
 	int ret;
 
-	/*
-	 * The notifier before the family: a socket that starts an owned run
-	 * must not be released unseen.
-	 */
+	/* Before the family: no owner's release may go unseen. */
 	ret = netlink_register_notifier(&blkfloor_netlink_notifier);
 	if (ret)
 		return ret;
@@ -450,11 +399,7 @@ static void __exit blkfloor_exit(void)
 	blkfloor_runs_destroy();
 	blkfloor_nl_exit();
 	netlink_unregister_notifier(&blkfloor_netlink_notifier);
-	/*
-	 * The last run's kthread dropped its module reference after its
-	 * last I/O was pushed by blkfloor_end_io(), which may still be
-	 * returning through this module's text: see there.
-	 */
+	/* A blkfloor_end_io() may still be returning through our text. */
 	synchronize_rcu_tasks();
 	/* Runs are freed by RCU callbacks in this module's text. */
 	rcu_barrier();

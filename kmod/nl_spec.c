@@ -136,3 +136,7 @@ const struct genl_split_ops blkfloor_nl_ops[8] = {
 		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DUMP,
 	},
 };
+
+static const struct genl_multicast_group blkfloor_nl_mcgrps[] = {
+	[BLKFLOOR_NLGRP_EVENTS] = { "events", },
+};

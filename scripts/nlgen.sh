@@ -51,22 +51,6 @@ out() {
 out include/uapi/linux/blkfloor.h --mode uapi --header
 out kmod/nl_spec.h --mode kernel --header
 out kmod/nl_spec.c --mode kernel --source
-# ynl-gen-c (6.12) emits the spec's multicast group table even for a
-# genetlink-legacy family, whose family struct it leaves to us; ours
-# (kmod/netlink.c) needs GENL_MCAST_CAP_NET_ADMIN, which the generator
-# cannot express. The generated table would be dead code (W=1 warns):
-# drop it here rather than silence the warning.
-python3 - "$tmp/kmod/nl_spec.c" <<'EOF' || { echo "nlgen: cannot drop the multicast table" >&2; exit 1; }
-import re, sys
-p = sys.argv[1]
-s = open(p).read()
-t = re.sub(r'\nstatic const struct genl_multicast_group blkfloor_nl_mcgrps\[\] = \{\n.*?\n\};\n',
-           '', s, count=1, flags=re.S)
-if t == s:
-    sys.exit("no blkfloor_nl_mcgrps table in " + p)
-open(p, 'w').write(t)
-EOF
-
 rc=0
 for f in "${outs[@]}"; do
 	if [ $check = 1 ]; then
