@@ -36,6 +36,7 @@
 
 #include "classify.h"
 #include "evidence.h"
+#include "trial.h"
 
 /* One write of an experiment. */
 struct bf_probe {
@@ -48,14 +49,6 @@ struct bf_probe {
 	double stop_below;	/* stop once the rate stayed under this, MB/s */
 	double stop_hold_s;	/* ... for this long (0: never stop early);
 				 * watched past @cap_bytes only */
-};
-
-/* An idle gap and the probe after it, as a trace records it. */
-struct bf_trial {
-	double gap_s;		/* idle before the probe (0: at once) */
-	double cap_mbps;	/* the probe's cap (0: none) */
-	double cap_bytes;	/* ... for these bytes (0: the whole probe) */
-	bool discard;		/* the region was discarded before the gap */
 };
 
 /*
@@ -191,14 +184,5 @@ int bf_diag_recorded(const struct bf_report *r, double iv_s,
  */
 bool bf_probe_held(const struct bf_sample *s, size_t n, double threshold,
 		   double hold_s, double *bytes, double *secs);
-
-/*
- * A trial as the trace's "# experiment: idle at T s for S s[, ...]" line
- * words it after "idle at T s" (into @buf), and read back: returns true
- * if @line (from "idle at") is one, with its time into the run in @at_s.
- */
-void bf_trial_words(const struct bf_trial *t, double at_s, char *buf,
-		    size_t len);
-bool bf_trial_parse(const char *line, struct bf_trial *t, double *at_s);
 
 #endif /* BLKFLOOR_EXPERIMENT_H */

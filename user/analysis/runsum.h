@@ -13,7 +13,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "experiment.h"
+#include "evidence.h"
+#include "trial.h"
 
 /* The header items a comparison shows or checks ("# key: value"). */
 enum bf_rkey {
