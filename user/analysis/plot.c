@@ -36,8 +36,13 @@ static const char *const mark_colour[BF_MARK_COUNT] = {
 	"#c62828", "#ef6c00", "#6a1b9a", "#00838f",
 };
 
-/* per curve: samples, plateaus */
+/*
+ * Per curve: samples, plateaus. One curve's samples are grey beside its
+ * blue plateaus; in an overlay each run's samples take a light shade of
+ * its own plateaus' colour, so that A and B differ everywhere.
+ */
 static const char *const sample_colour[2] = { "#9a9a9a", "#f0a35b" };
+static const char *const overlay_colour[2] = { "#7fa3db", "#f0a35b" };
 static const char *const level_colour[2] = { "#1f5fbf", "#d66a00" };
 
 const char *bf_mark_name(enum bf_mark_kind k)
@@ -55,6 +60,7 @@ struct frame {
 	double bscale, tscale;		/* bytes and seconds per unit */
 	const char *bunit, *tunit;
 	double bmax, t0, t1, ymax;
+	char moved[48];		/* "bytes written", "bytes read", ... */
 };
 
 static double map(const struct axis *a, double v)
@@ -118,14 +124,14 @@ static double bytes_at(const struct bf_plot_curve *c, double t)
 }
 
 static void curve(FILE *f, const struct bf_plot_curve *c, int k,
-		  const struct axis *x, const struct axis *y, bool by_bytes,
-		  double xscale, double ymax)
+		  bool overlay, const struct axis *x, const struct axis *y,
+		  bool by_bytes, double xscale, double ymax)
 {
 	const struct bf_sample *s = c->s;
 	size_t i, n = c->n;
 
 	fprintf(f, "<polyline class='curve-%c' fill='none' stroke='%s' stroke-width='1' points='",
-		'a' + k, sample_colour[k]);
+		'a' + k, overlay ? overlay_colour[k] : sample_colour[k]);
 	if (n <= 2 * (size_t)(W - ML - MR)) {
 		/* each sample is a rate held over its interval: steps */
 		for (i = 0; i < n; i++) {
@@ -247,19 +253,22 @@ static void levels(FILE *f, const struct bf_plot_curve *c, int k,
 	if (r->has_step) {
 		double px = by_bytes ? map(x, r->cache_bytes / xscale) :
 				       map(x, r->step_time_s / xscale);
+		/* one run's step in red; an overlay's in each run's colour */
+		const char *col = labels ? "#c62828" : level_colour[k];
 		char cb[32];
 
 		bf_fmt_si_bytes(cb, sizeof(cb), r->cache_bytes);
 		fprintf(f, "<line x1='%.1f' y1='%.0f' x2='%.1f' y2='%.0f' stroke='%s' stroke-width='2' stroke-dasharray='6,4'/>\n",
-			px, top, px, top + PH, k ? level_colour[k] : "#c62828");
-		fprintf(f, "<text x='%.1f' y='%.0f' font-size='14' fill='%s' text-anchor='%s'>step: %s at %.1f s</text>\n",
+			px, top, px, top + PH, col);
+		fprintf(f, "<text x='%.1f' y='%.0f' font-size='14' fill='%s' text-anchor='%s'>%sstep: %s at %.1f s</text>\n",
 			px > W / 2 ? px - 6 : px + 6, top + PH / 2.0 + 18 * k,
-			k ? level_colour[k] : "#c62828",
-			px > W / 2 ? "end" : "start", cb, r->step_time_s);
+			col, px > W / 2 ? "end" : "start",
+			labels ? "" : k ? "B: " : "A: ", cb, r->step_time_s);
 	}
 }
 
-static void marks(FILE *f, const struct bf_plot_curve *c,
+/* @run: "A:" or "B:" before each mark's letter in an overlay, or "" */
+static void marks(FILE *f, const struct bf_plot_curve *c, const char *run,
 		  const struct axis *x, bool by_bytes, double xscale,
 		  double top)
 {
@@ -276,8 +285,9 @@ static void marks(FILE *f, const struct bf_plot_curve *c,
 		fprintf(f, "<line class='mark-%s' x1='%.1f' y1='%.0f' x2='%.1f' y2='%.0f' stroke='%s' stroke-width='1.5' stroke-dasharray='2,3'/>\n",
 			mark_names[m->kind], px, top, px, top + PH,
 			mark_colour[m->kind]);
-		fprintf(f, "<text x='%.1f' y='%.0f' font-size='11' text-anchor='middle' fill='%s'>%c</text>\n",
-			px, top - 3, mark_colour[m->kind], letter[m->kind]);
+		fprintf(f, "<text x='%.1f' y='%.0f' font-size='11' text-anchor='middle' fill='%s'>%s%c</text>\n",
+			px, top - 3, mark_colour[m->kind], run,
+			letter[m->kind]);
 	}
 }
 
@@ -306,12 +316,12 @@ static void panel(FILE *f, const struct bf_plot *p, const struct frame *fr,
 {
 	struct axis x, y = { 0, fr->ymax, top + PH, top };
 	double xscale, step, v;
-	char lb[64], name[48];
+	char lb[64], name[80];
 	size_t k;
 
 	if (by_bytes) {
 		xscale = fr->bscale;
-		snprintf(name, sizeof(name), "bytes written (%s)", fr->bunit);
+		snprintf(name, sizeof(name), "%s (%s)", fr->moved, fr->bunit);
 		x = (struct axis){ 0, fr->bmax / xscale, ML, W - MR };
 	} else {
 		xscale = fr->tscale;
@@ -353,12 +363,14 @@ static void panel(FILE *f, const struct bf_plot *p, const struct frame *fr,
 	for (k = 0; !by_bytes && k < p->n; k++)
 		gaps(f, &p->c[k], &x, xscale, top);
 	for (k = 0; k < p->n; k++)
-		curve(f, &p->c[k], k, &x, &y, by_bytes, xscale, fr->ymax);
+		curve(f, &p->c[k], k, p->n > 1, &x, &y, by_bytes, xscale,
+		      fr->ymax);
 	for (k = 0; k < p->n; k++)
 		levels(f, &p->c[k], k, p->n == 1, &x, &y, by_bytes, xscale,
 		       top);
 	for (k = 0; k < p->n; k++)
-		marks(f, &p->c[k], &x, by_bytes, xscale, top);
+		marks(f, &p->c[k], p->n > 1 ? (k ? "B:" : "A:") : "", &x,
+		      by_bytes, xscale, top);
 }
 
 /* the rate axis: the peak plateau or the 99.5th percentile, +15 % */
@@ -374,6 +386,18 @@ static double rate_max(const struct bf_plot_curve *c)
 		free(tmp);
 	}
 	return fmax(ymax, c->r->peak_mbps) * 1.15;
+}
+
+/* a curve's op from its report ("" unknown: taken as a write) */
+static const char *op_of(const struct bf_plot_curve *c)
+{
+	return c->r->run.op;
+}
+
+static const char *moved_word(const char *op)
+{
+	return !strcmp(op, "read") ? "read" : !strcmp(op, "discard") ||
+	       !strcmp(op, "trim") ? "discarded" : "written";
 }
 
 static void make_frame(const struct bf_plot *p, struct frame *fr)
@@ -395,6 +419,14 @@ static void make_frame(const struct bf_plot *p, struct frame *fr)
 			fr->t1 = fmax(fr->t1, c->gap[i].t + c->gap[i].secs);
 		fr->ymax = fmax(fr->ymax, rate_max(c));
 	}
+	/* the byte axis says what the runs did: a read run read its bytes */
+	if (p->n == 1 || !strcmp(op_of(&p->c[0]), op_of(&p->c[1])))
+		snprintf(fr->moved, sizeof(fr->moved), "bytes %s",
+			 moved_word(op_of(&p->c[0])));
+	else
+		snprintf(fr->moved, sizeof(fr->moved), "bytes %s (A), %s (B)",
+			 moved_word(op_of(&p->c[0])),
+			 moved_word(op_of(&p->c[1])));
 	if (!(fr->bmax > 0))
 		fr->bmax = 1;
 	if (!(fr->ymax > 0))
@@ -433,12 +465,25 @@ static void numbers(char *buf, size_t len, const struct bf_report *r)
 	if (r->cycle_s > 0)
 		snprintf(cyc, sizeof(cyc), ", cycle every %.1f s", r->cycle_s);
 	snprintf(buf, len, "peak %s MB/s, floor %s MB/s, mean %s MB/s%s%s", pk,
-		 fl, mn, r->recovered ? ", rate recovered mid-write" : "",
+		 fl, mn, !r->recovered ? "" : strcmp(r->run.op, "read") ?
+		 ", rate recovered mid-write" : ", rate recovered mid-read",
 		 cyc);
 }
 
+/* one item of the legend under the chart */
+struct legend {
+	const char *cls, *colour, *text;
+};
+
+static const char *const mark_class[BF_MARK_COUNT] = {
+	"mark-reset", "mark-timeout", "mark-error", "mark-link",
+};
+
 int bf_plot_write(FILE *f, const struct bf_plot *p)
 {
+	struct legend leg[BF_MARK_COUNT + 2];
+	size_t nleg = 0, rows = 0;
+	double lx, ly;
 	bool present[BF_MARK_COUNT] = { false };
 	char line[320], num[256];
 	double y = 32, top1, top2, h;
@@ -458,9 +503,34 @@ int bf_plot_write(FILE *f, const struct bf_plot *p)
 		for (i = 0; i < p->c[k].nmark; i++)
 			if (p->c[k].mark[i].kind < BF_MARK_COUNT)
 				present[p->c[k].mark[i].kind] = true;
+	/* what the marks mean, for the kinds there are */
+	if (p->n > 1 && (present[0] || present[1] || present[2] || present[3]))
+		leg[nleg++] = (struct legend){ "mark-runs", "#333",
+					       "A:, B: the run's mark" };
+	for (k = 0; k < BF_MARK_COUNT; k++)
+		if (present[k])
+			leg[nleg++] = (struct legend){ mark_class[k],
+						       mark_colour[k],
+						       mark_words[k] };
+	for (k = 0; k < p->n && !p->c[k].ngap; k++)
+		;
+	if (k < p->n)
+		leg[nleg++] = (struct legend){ "idle-legend", "#1565c0",
+			"shaded: idle gaps of the experiments (diagnose)" };
+	for (i = 0, lx = ML; i < nleg; i++) {
+		double wd = 7.2 * strlen(leg[i].text) + 30;
+
+		if (lx > ML && lx + wd > W - MR) {
+			lx = ML;
+			rows++;
+		}
+		lx += wd;
+	}
 	top1 = 32 + 20 * ncap + 22 * p->n + 30;
 	top2 = top1 + PH + GAP;
-	h = top2 + PH + 50 + 24;
+	h = top2 + PH + 50 + 24 + 18 * rows;
+	lx = ML;
+	ly = h - 12 - 18 * rows;
 
 	fprintf(f, "<?xml version='1.0' encoding='UTF-8'?>\n<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%.0f' viewBox='0 0 %d %.0f' font-family='DejaVu Sans, Arial, sans-serif'>\n",
 		W, h, W, h);
@@ -477,8 +547,13 @@ int bf_plot_write(FILE *f, const struct bf_plot *p)
 	for (c = p->caption; c && *c;) {
 		const char *e = strchrnul(c, '\n');
 
+		/* SVG collapses blanks: an indented line is placed further in */
+		size_t ind = strspn(c, " ");
+
 		y += 20;
-		fprintf(f, "<text x='%d' y='%.0f' font-size='14' fill='#333'>", ML, y);
+		c += ind;
+		fprintf(f, "<text x='%zu' y='%.0f' font-size='14' fill='#333'>",
+			ML + 8 * ind, y);
 		snprintf(line, sizeof(line), "%.*s", (int)(e - c), c);
 		esc(f, line);
 		fputs("</text>\n", f);
@@ -506,20 +581,18 @@ int bf_plot_write(FILE *f, const struct bf_plot *p)
 	panel(f, p, &fr, true, top1);
 	panel(f, p, &fr, false, top2);
 
-	/* what the marks mean, for the kinds there are */
-	for (k = 0, i = 0; k < BF_MARK_COUNT; k++) {
-		if (!present[k])
-			continue;
-		fprintf(f, "<text class='mark-%s' x='%zu' y='%.0f' font-size='13' fill='%s'>%s</text>\n",
-			mark_names[k], ML + 230 * i, h - 12, mark_colour[k],
-			mark_words[k]);
-		i++;
+	for (i = 0; i < nleg; i++) {
+		/* left to right, a new row where the next would not fit */
+		double wd = 7.2 * strlen(leg[i].text) + 30;
+
+		if (lx > ML && lx + wd > W - MR) {
+			lx = ML;
+			ly += 18;
+		}
+		fprintf(f, "<text class='%s' x='%.0f' y='%.0f' font-size='13' fill='%s'>%s</text>\n",
+			leg[i].cls, lx, ly, leg[i].colour, leg[i].text);
+		lx += wd;
 	}
-	for (k = 0; k < p->n && !p->c[k].ngap; k++)
-		;
-	if (k < p->n)
-		fprintf(f, "<text class='idle-legend' x='%zu' y='%.0f' font-size='13' fill='#1565c0'>shaded: idle gaps of the experiments (diagnose)</text>\n",
-			ML + 230 * i, h - 12);
 	fputs("</svg>\n", f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -20,6 +20,7 @@
 #include "input.h"
 #include "opts.h"
 #include "plot.h"
+#include "runfacts.h"
 #include "runsum.h"
 #include "units.h"
 
@@ -77,8 +78,14 @@ static int load(struct side *x, enum bf_format fmt)
 				 "fewer than 3 samples" : strerror(-ret));
 	x->have_r = true;
 	/* the setup and the events: a trace has them, fio logs and CSV not */
-	if (x->in.ld.format != BF_FORMAT_TRACE)
+	if (x->in.ld.format != BF_FORMAT_TRACE) {
+		struct bf_run_facts facts = { 0 };
+
+		/* a fio log's direction */
+		snprintf(facts.op, sizeof(facts.op), "%s", x->in.ld.op);
+		bf_report_run(&x->r, &facts);
 		return 0;
+	}
 	f = bf_input_stream(&x->in);
 	if (!f)
 		return fail(x->path, strerror(errno));
@@ -87,6 +94,13 @@ static int load(struct side *x, enum bf_format fmt)
 	if (ret)
 		return ret == -ENOMEM ? fail(x->path, err) :
 		       bf_refuse("plot", false, "%s: %s", x->in.name, err);
+	{
+		/* the run as classify reads it: its op, errors, end */
+		struct bf_run_facts facts;
+
+		bf_run_facts_read(&facts, &x->rs);
+		bf_report_run(&x->r, &facts);
+	}
 	x->mark = calloc(x->rs.nmark ? x->rs.nmark : 1, sizeof(*x->mark));
 	x->gap = calloc(x->rs.ngap ? x->rs.ngap : 1, sizeof(*x->gap));
 	if (!x->mark || !x->gap)
@@ -183,40 +197,45 @@ static void work_line(char *b, size_t len, const struct side *x)
 	part(b, len, ", ", "qd %s", hv(x, BF_RK_QD));
 }
 
-/* the lines that have something, '\n'-separated */
-static void caption(char *b, size_t len, const struct side *x, size_t n)
-{
-	char dev[400], path[2][300], work[320], line[720];
-	size_t i;
-
-	b[0] = '\0';
-	device_line(dev, sizeof(dev), &x[0]);
-	for (i = 0; i < n; i++)
-		path_line(path[i], sizeof(path[i]), &x[i]);
-	work_line(work, sizeof(work), &x[0]);
-	line[0] = '\0';
-	part(line, sizeof(line), "; ", "%s", dev);
-	part(line, sizeof(line), "; ", "%s", n == 1 ? "" : work);
-	part(b, len, "\n", "%s", line);
-	if (n == 1) {
-		line[0] = '\0';
-		part(line, sizeof(line), "; ", "%s", path[0]);
-		part(line, sizeof(line), "; ", "%s", work);
-		part(b, len, "\n", "%s", line);
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		snprintf(line, sizeof(line), "%c: %s", 'A' + (int)i,
-			 path[i][0] ? path[i] : "?");
-		part(b, len, "\n", "%s", line);
-	}
-}
-
 static const char *base(const char *p)
 {
 	const char *s = strrchr(p, '/');
 
 	return s ? s + 1 : p;
+}
+
+/*
+ * The lines that have something, '\n'-separated: one run's device, then
+ * its path and workload; two runs each their own: "A: device", its path
+ * and workload indented below, then "B: ...".
+ */
+static void caption(char *b, size_t len, const struct side *x, size_t n)
+{
+	char dev[400], path[300], work[320], head[720], tail[720];
+	size_t i, l;
+
+	b[0] = '\0';
+	for (i = 0; i < n; i++) {
+		device_line(dev, sizeof(dev), &x[i]);
+		path_line(path, sizeof(path), &x[i]);
+		work_line(work, sizeof(work), &x[i]);
+		head[0] = tail[0] = '\0';
+		part(head, sizeof(head), "; ", "%s", dev);
+		part(tail, sizeof(tail), "; ", "%s", path);
+		part(tail, sizeof(tail), "; ", "%s", work);
+		if (n == 1) {
+			part(b, len, "\n", "%s", head);
+			part(b, len, "\n", "%s", tail);
+			continue;
+		}
+		l = strlen(b);
+		snprintf(b + l, len - l, "%s%c: %s", l ? "\n" : "", 'A' + (int)i,
+			 head[0] ? head : base(x[i].path));
+		if (tail[0]) {
+			l = strlen(b);
+			snprintf(b + l, len - l, "\n   %s", tail);
+		}
+	}
 }
 
 /* what the name asks for: 0 SVG, 1 PNG, -1 something this cannot write */
@@ -300,7 +319,7 @@ static int do_plot(int argc, char **argv)
 	struct side x[2] = { 0 };
 	struct bf_plot pl = { 0 };
 	struct bf_opts o;
-	char err[256], cap[1024], title[300], *svg = NULL, *rsvg = NULL;
+	char err[256], cap[2048], title[300], *svg = NULL, *rsvg = NULL;
 	size_t len = 0, i, n;
 	int kind, ret = EXIT_FAIL, fd;
 	FILE *f;

@@ -216,4 +216,115 @@ TEST_F(plot, overlay_a_b)
 	EXPECT_EQ(5, count(o, "class='mark-reset'"));	/* 2 x 2 + legend */
 }
 
+/* the <text> whose content starts with @start, up to its end tag */
+static const char *text_line(const char *svg, const char *start, char *buf,
+			     size_t len)
+{
+	char want[128];
+	const char *p, *e;
+
+	snprintf(want, sizeof(want), ">%s", start);
+	p = strstr(svg, want);
+	if (!p)
+		return "";
+	e = strstr(p, "</text>");
+	snprintf(buf, len, "%.*s", e ? (int)(e - p - 1) : 0, p + 1);
+	return buf;
+}
+
+/* the stroke of the first element of @cls */
+static const char *stroke_of(const char *svg, const char *cls, char *buf,
+			     size_t len)
+{
+	const char *p = strstr(svg, cls);
+
+	p = p ? strstr(p, "stroke='") : NULL;
+	snprintf(buf, len, "%.7s", p ? p + 8 : "");
+	return buf;
+}
+
+/* @path with @from replaced by @to */
+static void edit(const char *path, const char *from, const char *to)
+{
+	char *t = strdup(slurp(path)), *at = t ? strstr(t, from) : NULL;
+	FILE *f;
+
+	if (!at)
+		abort();
+	f = fopen(path, "w");
+	if (!f)
+		abort();
+	fprintf(f, "%.*s%s%s", (int)(at - t), t, to, at + strlen(from));
+	fclose(f);
+	free(t);
+}
+
+/*
+ * Two runs of two setups: each caption line is its own run's (B carried
+ * A's device, VID:PID and bs), A and B in their own colours, each mark
+ * labelled with its run.
+ */
+TEST_F(plot, overlay_each_run_its_own)
+{
+	struct dir *x = &self->x;
+	struct spec s = base;
+	const char *args[] = { x->a, x->b, "-o", "-", NULL };
+	char la[400], lb[400], ca[16], cb[16];
+	char *o;
+
+	s.resets = 1;
+	write_trace(x->a, &s);
+	s = base;
+	s.seed = 2;
+	s.bs = 1048576;
+	s.driver = "usb-storage";
+	s.resets = 2;
+	write_trace(x->b, &s);
+	edit(x->b, "# usb_id: 0bda:9210", "# usb_id: 152d:0583");
+	edit(x->b, "# model: Samsung SSD 870", "# model: WD Blue SN570");
+	EXPECT_EQ(0, run_cmd("plot", x->out, args));
+	o = slurp(x->out);
+	text_line(o, "A: ", la, sizeof(la));
+	text_line(o, "B: ", lb, sizeof(lb));
+	EXPECT_NE(NULL, strstr(la, "Samsung SSD 870")) TH_LOG("A: '%s'", la);
+	EXPECT_NE(NULL, strstr(la, "0bda:9210")) TH_LOG("A: '%s'", la);
+	EXPECT_NE(NULL, strstr(lb, "WD Blue SN570")) TH_LOG("B: '%s'", lb);
+	EXPECT_NE(NULL, strstr(lb, "152d:0583")) TH_LOG("B: '%s'", lb);
+	EXPECT_EQ(NULL, strstr(lb, "0bda:9210")) TH_LOG("B: '%s'", lb);
+	/* each run's workload and driver under its device */
+	EXPECT_NE(NULL, strstr(o, "uas at 5000 Mb/s; write seq, bs 128 KiB, qd 32"))
+		TH_LOG("%.2500s", o);
+	EXPECT_NE(NULL, strstr(o, "usb-storage at 5000 Mb/s; write seq, bs 1 MiB, qd 32"));
+	/* A and B in their own colours: not the grey of one run */
+	stroke_of(o, "class='curve-a'", ca, sizeof(ca));
+	stroke_of(o, "class='curve-b'", cb, sizeof(cb));
+	EXPECT_STRNE(ca, cb);
+	EXPECT_STRNE("#9a9a9a", ca);
+	/* marks by run: A's reset in both panels, B's two in both */
+	EXPECT_EQ(2, count(o, ">A:R</text>")) TH_LOG("%.3000s", o);
+	EXPECT_EQ(4, count(o, ">B:R</text>"));
+	EXPECT_NE(NULL, strstr(o, "A:, B: the run's mark"));
+}
+
+/* A read run is drawn against the bytes it read. */
+TEST_F(plot, read_run_against_bytes_read)
+{
+	struct dir *x = &self->x;
+	struct spec s = base;
+	const char *one[] = { x->a, "-o", "-", NULL };
+	const char *two[] = { x->b, x->a, "-o", "-", NULL };
+	char *o;
+
+	s.op = "read";
+	write_trace(x->a, &s);
+	EXPECT_EQ(0, run_cmd("plot", x->out, one));
+	o = slurp(x->out);
+	EXPECT_NE(NULL, strstr(o, ">bytes read (GB)<")) TH_LOG("%.3000s", o);
+	EXPECT_EQ(NULL, strstr(o, "written"));
+	write_trace(x->b, &base);
+	EXPECT_EQ(0, run_cmd("plot", x->out, two));
+	o = slurp(x->out);
+	EXPECT_NE(NULL, strstr(o, ">bytes written (A), read (B) (GB)<")) TH_LOG("%.3000s", o);
+}
+
 TEST_HARNESS_MAIN
