@@ -33,9 +33,9 @@ double bf_t99(unsigned int df)
 const char *bf_cmp_verdict_name(enum bf_cmp_verdict v)
 {
 	static const char *const n[] = { "n/a", "same", "better", "worse",
-					 "inconclusive" };
+					 "inconclusive", "differs" };
 
-	return v <= BF_CMP_UNSURE ? n[v] : "?";
+	return v <= BF_CMP_DIFFERS ? n[v] : "?";
 }
 
 /* mean, sd, min, max and within-run mean square error of the finite values */
@@ -374,7 +374,13 @@ void bf_cmp_judge(struct bf_cmp_row *r)
 		r->change = INFINITY;
 	w = r->bad == BF_CMP_LOWER ? -d : d;	/* > 0: B is worse */
 	if (r->bad == BF_CMP_NEITHER) {
+		/* neither better nor worse, but a change is no "same" */
+		weigh(r, &A, &B, &nz);
+		r->noise = nz.by;
 		r->verdict = BF_CMP_SAME;
+		if (fabs(r->change) >= fmax(r->rel_min, BF_CMP_DIFFERS_MIN) &&
+		    (!(nz.se > 0) || fabs(d) / nz.se > nz.tcrit))
+			r->verdict = BF_CMP_DIFFERS;
 		return;
 	}
 	if (r->kind == BF_CMP_COUNT) {

@@ -51,8 +51,13 @@
 enum bf_cmp_kind { BF_CMP_LEVEL, BF_CMP_EXTREME, BF_CMP_COUNT };
 /* which way B is worse */
 enum bf_cmp_bad { BF_CMP_LOWER, BF_CMP_HIGHER, BF_CMP_NEITHER };
+/*
+ * BF_CMP_DIFFERS: a row that is neither better nor worse (the cache's
+ * size) changed beyond its noise: said, never a regression.
+ */
+#define BF_CMP_DIFFERS_MIN	0.10	/* the least change it says */
 enum bf_cmp_verdict { BF_CMP_NA, BF_CMP_SAME, BF_CMP_BETTER, BF_CMP_WORSE,
-		      BF_CMP_UNSURE };
+		      BF_CMP_UNSURE, BF_CMP_DIFFERS };
 
 struct bf_cmp_side {
 	double v[BF_CMP_RUNS];	/* one value per run (NAN: not measured) */
