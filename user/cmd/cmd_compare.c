@@ -1216,6 +1216,15 @@ static void report(FILE *f, const struct cmp *c, bool email)
 			bf_fmt_change(d, sizeof(d), r->ma, r->mb);
 		fprintf(f, "%-17.17s %14s %14s %9s  %s\n", name, x, y, d,
 			bf_cmp_verdict_name(r->verdict));
+		/* each side's mean is over the bytes every run wrote, so
+		 * A's depends on B: say over what */
+		if (!strcmp(r->name, "mean") && isfinite(c->common)) {
+			char gb[32];
+
+			bf_fmt_si_bytes(gb, sizeof(gb), c->common);
+			fprintf(f, "  (each over the first %s, the bytes every run wrote)\n",
+				gb);
+		}
 	}
 	fprintf(f, "\nevents\n");
 	events(f, "A", c->A, c->na);
@@ -1363,6 +1372,10 @@ static void json(const struct cmp *c)
 			bf_json_null(&j, "runs_to_settle");
 		bf_json_str(&j, "verdict", bf_cmp_verdict_name(r->verdict));
 		bf_json_str(&j, "why", r->why);
+		if (!strcmp(r->name, "mean") && isfinite(c->common))
+			bf_json_u64(&j, "over_bytes", llround(c->common));
+		else if (!strcmp(r->name, "mean"))
+			bf_json_null(&j, "over_bytes");
 		bf_json_obj_close(&j);
 	}
 	bf_json_arr_close(&j);

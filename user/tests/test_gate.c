@@ -292,4 +292,84 @@ GATE(json_has_schema_and_verdict)
 	EXPECT_NE(NULL, strstr(o, "\"exit\":1"));
 }
 
+/* a write at 300 MB/s for @step s, then at 100 MB/s, 200 s in all */
+static void step_trace(const char *path, unsigned int step, uint64_t seed)
+{
+	FILE *f = fopen(path, "w");
+	uint64_t total = 0, st = seed;
+	unsigned int i;
+
+	if (!f)
+		abort();
+	fprintf(f, "%s\n# op: write\n# pattern: seq\n# bs: 131072\n# qd: 32\n%s\n",
+		BF_TRACE_MAGIC, BF_TRACE_HEADER);
+	for (i = 0; i < 200; i++) {
+		double r;
+		uint64_t by;
+
+		st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+		r = (i < step ? 300 : 100) *
+		    (1 + 0.02 * ((double)(st >> 11) / (1ULL << 52) - 1));
+		by = (uint64_t)(r * 1e6);
+		total += by;
+		fprintf(f, "%u,%u.000000,%u.000000,%llu,%llu,0,%.3f,100,300,300,900,1000,2000,%llu,,,,,,,,,\n",
+			i, i, i + 1, (unsigned long long)by,
+			(unsigned long long)(by / 131072), r,
+			(unsigned long long)total);
+	}
+	fputs("# state: done\n# errno: 0\n# dropped: 0\n", f);
+	fclose(f);
+}
+
+/* the verdict, the last word of the text row that starts with @name */
+static const char *row_verdict(const char *text, const char *name, char *buf,
+			       size_t len)
+{
+	char want[64];
+	const char *p, *e, *w;
+
+	snprintf(want, sizeof(want), "\n%s ", name);
+	p = strstr(text, want);
+	buf[0] = '\0';
+	if (!p)
+		return buf;
+	e = strchrnul(p + 1, '\n');
+	for (w = e; w > p && w[-1] != ' '; w--)
+		;
+	snprintf(buf, len, "%.*s", (int)(e - w), w);
+	return buf;
+}
+
+/*
+ * The mean row is over the bytes every run wrote (A's mean depends on
+ * B): the row says so, and JSON has them. A cache 16 times the size is
+ * not "same".
+ */
+GATE(mean_row_and_cache_row_say_what_they_are)
+{
+	const char *args[] = { self->a[0], self->b[0], NULL };
+	const char *jargs[] = { self->a[0], self->b[0], "--json", NULL };
+	char *o, v[32];
+
+	step_trace(self->a[0], 5, 1);
+	step_trace(self->b[0], 80, 2);
+	run(self->out, args);
+	o = slurp(self->out);
+	EXPECT_NE(NULL, strstr(o, "\nmean MB/s ")) TH_LOG("%s", o);
+	EXPECT_NE(NULL, strstr(o, "\n  (each over the first 21.0 GB, the bytes every run wrote)\n"))
+		TH_LOG("%s", o);
+	EXPECT_STREQ("differs", row_verdict(o, "cache GB", v, sizeof(v)))
+		TH_LOG("%s", o);
+	run(self->out, jargs);
+	o = slurp(self->out);
+	EXPECT_NE(NULL, strstr(o, "\"verdict\":\"differs\"")) TH_LOG("%s", o);
+	EXPECT_NE(NULL, strstr(o, "\"over_bytes\":209")) TH_LOG("%s", o);
+	/* the same cache twice is the same */
+	step_trace(self->b[0], 5, 2);
+	run(self->out, args);
+	o = slurp(self->out);
+	EXPECT_STREQ("same", row_verdict(o, "cache GB", v, sizeof(v)))
+		TH_LOG("%s", o);
+}
+
 TEST_HARNESS_MAIN
