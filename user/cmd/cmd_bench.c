@@ -445,7 +445,8 @@ static int do_wss(int argc, char **argv)
 
 BLKFLOOR_COMMAND(wss, "DEV [options]", do_wss,
 	"Random reads over growing working sets: the mapping-cache knee.\n"
-	"Working sets from --min doubling to the whole device; the knee where IOPS fall estimates a DRAM-less drive's mapping cache.\n"
+	"Working sets from --min doubling to the whole device; the knee where\n"
+	"IOPS fall estimates a DRAM-less drive's mapping cache.\n"
 	"  --min SIZE        smallest working set (default 1GiB, capped)\n"
 	"  --bs SIZE         request size (default 4KiB)\n"
 	"  --qd N            requests in flight (default 32)\n"

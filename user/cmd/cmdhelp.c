@@ -33,9 +33,60 @@ void bf_help_summary(const char *help, char *buf, size_t len)
 		buf[n] = '\0';
 }
 
+/* the end of the word at @p: the next blank outside [ ] */
+static const char *word_end(const char *p)
+{
+	int depth = 0;
+
+	while (*p && (*p != ' ' || depth)) {
+		depth += *p == '[' ? 1 : *p == ']' ? -1 : 0;
+		p++;
+	}
+	return p;
+}
+
+/* the length of the alternative from the '|' at @p to the next one */
+static int alternative_len(const char *p)
+{
+	const char *e = word_end(p);
+
+	while (*e == ' ' && e[1] && e[1] != '|')
+		e = word_end(e + 1);
+	return (int)(e - p);
+}
+
+/*
+ * "Usage: blkfloor NAME ARGS" within COLS: ARGS broken at blanks outside
+ * brackets (before a '|' whose alternative would not fit), the rest
+ * indented under the first argument.
+ */
+static void usage_line(FILE *f, const struct blkfloor_cmd *c)
+{
+	int ind = fprintf(f, "Usage: blkfloor %s ", c->name), col = ind;
+	const char *p = c->args;
+
+	while (*p) {
+		const char *e = word_end(p);
+		int need = *p == '|' && p[1] == ' ' ? alternative_len(p) :
+			   (int)(e - p);
+
+		if (col > ind && col + 1 + need > COLS) {
+			fprintf(f, "\n%*s", ind, "");
+			col = ind;
+		} else if (col > ind) {
+			fputc(' ', f);
+			col++;
+		}
+		col += fprintf(f, "%.*s", (int)(e - p), p);
+		p = *e ? e + 1 : e;
+	}
+	fputc('\n', f);
+}
+
 void bf_cmd_help(FILE *f, const struct blkfloor_cmd *c)
 {
-	fprintf(f, "Usage: blkfloor %s %s\n\n%s\n", c->name, c->args, c->help);
+	usage_line(f, c);
+	fprintf(f, "\n%s\n", c->help);
 }
 
 int bf_cmd_status(const struct blkfloor_cmd *c, int ret)
