@@ -23,6 +23,9 @@ static const char *const lat_cols[BF_RL_COUNT] = {
 	"lat_p50_us", "lat_p99_us", "lat_p999_us", "lat_max_us",
 };
 
+/* struct bf_runsum's @have holds a bit per item */
+_Static_assert(BF_RK_COUNT <= 32, "more header items than bits in have");
+
 const char *bf_rkey_name(enum bf_rkey k)
 {
 	return k < BF_RK_COUNT ? rkey_names[k] : "?";
@@ -47,6 +50,7 @@ static void header_item(const char *line, struct bf_runsum *r)
 			while (*v == ' ')
 				v++;
 			snprintf(r->hdr[k], sizeof(r->hdr[k]), "%s", v);
+			r->have |= 1u << k;
 			return;
 		}
 	}

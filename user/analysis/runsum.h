@@ -37,6 +37,7 @@ enum bf_rlat { BF_RL_P50, BF_RL_P99, BF_RL_P999, BF_RL_MAX, BF_RL_COUNT };
 
 struct bf_runsum {
 	char hdr[BF_RK_COUNT][96];	/* "" when absent */
+	unsigned int have;		/* bit k: item k present, maybe empty */
 	/* "# path_modules:" (hostinfo.h), longer than the items above */
 	char modules[512];
 	/* intervals with I/O: their latency columns, in order */
