@@ -15,6 +15,7 @@
 #include "blkfloor.h"
 #include "classify.h"
 #include "cmpstat.h"
+#include "factor.h"
 #include "input.h"
 #include "json.h"
 #include "opts.h"
@@ -31,6 +32,7 @@ struct run {
 	const char *path;
 	struct bf_input in;		/* the file, its curve in in.ser */
 	bool cut, failed, curve, ended;
+	bool header;			/* a trace: its setup is recorded */
 	struct bf_runsum rs;
 	struct bf_series s;		/* in.ser */
 	struct bf_report r;
@@ -44,7 +46,9 @@ struct cmp {
 	size_t nrow;
 	char facts[4][128];		/* regressions that are no number */
 	size_t nfacts;
-	char differs[512];		/* what makes the runs not comparable */
+	char differs[640];		/* what makes the runs not comparable */
+	enum bf_factor want;		/* --vary, or BF_FACTOR_AUTO */
+	struct bf_factor_result fac;	/* the factor under test */
 	char notes[1024];		/* warnings, "; "-separated */
 	double common;			/* bytes every run wrote */
 	enum bf_cmp_verdict verdict;
@@ -132,6 +136,7 @@ static int load_run(struct cmp *c, struct run *r, enum bf_format fmt,
 	r->curve = !ret;
 
 	memset(&r->p, 0, sizeof(r->p));
+	r->header = r->in.ld.format == BF_FORMAT_TRACE;
 	if (r->in.ld.format == BF_FORMAT_TRACE) {
 		f = bf_input_stream(&r->in);
 		ret = f ? bf_pathsum_read(f, &r->p, err, sizeof(err)) : -errno;
@@ -153,33 +158,26 @@ static void free_run(struct run *r)
 
 /* ---- what makes runs comparable ------------------------------------------ */
 
-static const enum bf_rkey same_keys[] = {
-	BF_RK_OP, BF_RK_PATTERN, BF_RK_BS, BF_RK_QD, BF_RK_REGION,
-	BF_RK_MODEL, BF_RK_SERIAL, BF_RK_SIZE, BF_RK_USB_ID,
-};
-
+/*
+ * One factor varies (analysis/factor.c): the one --vary names, or the one
+ * the headers show; any other difference goes to c->differs. Runs whose
+ * setup is not recorded (fio logs) are said to be so.
+ */
 static void comparable(struct cmp *c)
 {
-	const struct run *ref = c->A[0];
-	size_t k, i, l;
+	struct bf_factor_run fa[BF_CMP_RUNS], fb[BF_CMP_RUNS];
+	size_t i;
 
-	c->differs[0] = '\0';
-	for (k = 0; k < sizeof(same_keys) / sizeof(same_keys[0]); k++) {
-		enum bf_rkey key = same_keys[k];
-
-		for (i = 1; i < c->na + c->nb; i++) {
-			const struct run *r = i < c->na ? c->A[i] : c->B[i - c->na];
-			const char *x = ref->rs.hdr[key], *y = r->rs.hdr[key];
-
-			if (!x[0] || !y[0] || !strcmp(x, y))
-				continue;
-			l = strlen(c->differs);
-			snprintf(c->differs + l, sizeof(c->differs) - l,
-				 "%s%s: %s (%s) against %s (%s)", l ? "; " : "",
-				 bf_rkey_name(key), x, ref->path, y, r->path);
-			break;
-		}
-	}
+	for (i = 0; i < c->na; i++)
+		fa[i] = (struct bf_factor_run){ &c->A[i]->rs, c->A[i]->path,
+						c->A[i]->header };
+	for (i = 0; i < c->nb; i++)
+		fb[i] = (struct bf_factor_run){ &c->B[i]->rs, c->B[i]->path,
+						c->B[i]->header };
+	bf_factor_check(fa, c->na, fb, c->nb, c->want, &c->fac);
+	snprintf(c->differs, sizeof(c->differs), "%s", c->fac.refused);
+	if (c->fac.unknown[0])
+		note(c, c->fac.unknown, "records no setup (not a blkfloor trace): what differs between A and B is unknown (--vary FACTOR says what was changed)");
 }
 
 /* ---- boots and the host ------------------------------------------------ */
@@ -614,6 +612,22 @@ static void build_rows(struct cmp *c)
 		bf_cmp_judge(&c->row[i]);
 }
 
+/*
+ * A driver or link that got worse is a regression when it follows from
+ * the change (a kernel that falls back to usb-storage), not when it is
+ * the factor under test or comes with another device.
+ */
+static bool fact_of_change(const struct cmp *c, const char *what)
+{
+	enum bf_factor f = c->fac.vary;
+
+	if (!strcmp(what, "driver"))
+		return f != BF_FACTOR_DRIVER && f != BF_FACTOR_DEVICE;
+	if (!strcmp(what, "usb_speed"))
+		return f != BF_FACTOR_LINK && f != BF_FACTOR_DEVICE;
+	return false;
+}
+
 /* a failed B run's reason, and a driver or link that got worse */
 static void find_facts(struct cmp *c)
 {
@@ -634,8 +648,7 @@ static void find_facts(struct cmp *c)
 	for (i = 0; i < c->nb && c->nfacts < 4; i++) {
 		n = bf_pathsum_compare(&c->A[0]->p, &c->B[i]->p, d);
 		for (k = 0; k < n && c->nfacts < 4; k++)
-			if (d[k].worse && (!strcmp(d[k].what, "driver") ||
-					   !strcmp(d[k].what, "usb_speed")))
+			if (d[k].worse && fact_of_change(c, d[k].what))
 				snprintf(c->facts[c->nfacts++],
 					 sizeof(c->facts[0]), "%s %s -> %s: %s",
 					 d[k].what, d[k].a, d[k].b, d[k].why);
@@ -1103,7 +1116,37 @@ static const struct { const char *label; enum bf_rkey k; } setup_keys[] = {
 	{ "blkfloor.ko", BF_RK_MODULE }, { "tainted", BF_RK_TAINTED },
 };
 
-/* "B (kernel X) against A (kernel Y)", or the module that differs */
+/*
+ * What the comparison varies, the first line of the setup: "kernel
+ * (inferred)", "device (--vary)", "unknown: ..." for runs that record no
+ * setup.
+ */
+static void factor_line(FILE *f, const struct cmp *c)
+{
+	const struct bf_factor_result *x = &c->fac;
+	const char *name = bf_factor_name(x->vary);
+
+	fprintf(f, LABEL, "under test");
+	if (c->differs[0] && x->inferred)
+		fprintf(f, "more than one factor (--force)\n");
+	else if (c->differs[0])
+		fprintf(f, "%s (--vary), not alone (--force)\n", name);
+	else if (x->vary == BF_FACTOR_UNKNOWN)
+		fprintf(f, "unknown: %s records no setup (not a blkfloor trace)\n",
+			x->unknown);
+	else if (x->vary == BF_FACTOR_NONE)
+		fprintf(f, "nothing the traces record differs (one setup run again, or a change they do not record: --vary names it)\n");
+	else if (x->unknown[0])
+		fprintf(f, "%s (--vary; not checked: %s records no setup)\n",
+			name, x->unknown);
+	else if (!x->what[0])
+		fprintf(f, "%s (--vary; the traces record no difference in it)\n",
+			name);
+	else
+		fprintf(f, "%s (%s)\n", name, x->inferred ? "inferred" : "--vary");
+}
+
+/* "B (kernel X) against A (kernel Y)", the module or the item that differs */
 static void subject(FILE *f, const struct cmp *c)
 {
 	char ka[128], kb[128], ma[128], mb[128];
@@ -1116,8 +1159,13 @@ static void subject(FILE *f, const struct cmp *c)
 		"no regression");
 	if (strcmp(ka, kb))
 		fprintf(f, "B (kernel %s) against A (kernel %s)", kb, ka);
-	else if (ma[0])
+	else if (ma[0] && c->fac.vary == BF_FACTOR_MODULE)
 		fprintf(f, "B (%s) against A (%s), kernel %s", mb, ma, ka);
+	else if (c->fac.item[0])
+		fprintf(f, "B (%s %s) against A (%s %s), kernel %s",
+			c->fac.item, c->fac.vb, c->fac.item, c->fac.va, ka);
+	else if (c->fac.vary == BF_FACTOR_UNKNOWN)
+		fprintf(f, "B against A, their setup not recorded");
 	else
 		fprintf(f, "B against A, both kernel %s", ka);
 	fprintf(f, ", %zu run%s against %zu\n\n", c->nb, c->nb > 1 ? "s" : "",
@@ -1138,6 +1186,23 @@ static const char *const legend =
 	"side). Any error, event or failed run in B beyond A's worst run\n"
 	"counts, stalls in every B run.\n";
 
+/* how to measure the factor under test so that boots do not decide */
+static const char *recipe(enum bf_factor f)
+{
+	switch (f) {
+	case BF_FACTOR_KERNEL:
+		return "boot A and B alternately, A B A B, several runs in each boot";
+	case BF_FACTOR_MODULE:
+		return "swap the module within one boot, A B A B, or boot A and B alternately, several boots each";
+	case BF_FACTOR_NONE:
+	case BF_FACTOR_UNKNOWN:
+	case BF_FACTOR_AUTO:
+		return "run A and B alternately within one boot, A B A B, or boot A and B alternately, several boots each";
+	default:
+		return "run A and B alternately within one boot, A B A B";
+	}
+}
+
 static void verdict_lines(FILE *f, const struct cmp *c)
 {
 	size_t i;
@@ -1152,7 +1217,8 @@ static void verdict_lines(FILE *f, const struct cmp *c)
 			c->runs, c->first->noise == BF_CMP_BY_BOOTS ? "boots" :
 			"runs", c->first->name);
 	else if (c->verdict == BF_CMP_UNSURE && !c->starved[0])
-		fprintf(f, ": one boot a side cannot tell a change from the noise between boots (swap the module within one boot, A B A B, or boot A and B alternately, several boots each)");
+		fprintf(f, ": one boot a side cannot tell a change from the noise between boots (%s)",
+			recipe(c->fac.vary));
 	fputc('\n', f);
 	if (c->unfinished) {
 		char u[400];
@@ -1184,6 +1250,7 @@ static void report(FILE *f, const struct cmp *c, bool email)
 	files(f, "A", c->A, c->na);
 	files(f, "B", c->B, c->nb);
 	fprintf(f, "\nsetup (where A and B differ)\n");
+	factor_line(f, c);
 	for (i = 0; i < sizeof(setup_keys) / sizeof(setup_keys[0]); i++)
 		setup_line(f, c, setup_keys[i].label, setup_keys[i].k, same,
 			   sizeof(same));
@@ -1342,6 +1409,17 @@ static void json(const struct cmp *c)
 		bf_json_null(&j, "starved");
 	json_side(&j, "a", c->A, c->na);
 	json_side(&j, "b", c->B, c->nb);
+	bf_json_obj_open(&j, "vary");
+	if (c->fac.vary == BF_FACTOR_AUTO)
+		bf_json_null(&j, "factor");
+	else
+		bf_json_str(&j, "factor", bf_factor_name(c->fac.vary));
+	bf_json_bool(&j, "inferred", c->fac.inferred);
+	if (c->fac.what[0])
+		bf_json_str(&j, "what", c->fac.what);
+	else
+		bf_json_null(&j, "what");
+	bf_json_obj_close(&j);
 	if (c->differs[0])
 		bf_json_str(&j, "not_comparable", c->differs);
 	else
@@ -1411,6 +1489,7 @@ struct args {
 	const char *a[BF_CMP_RUNS], *b[BF_CMP_RUNS];
 	size_t na, nb;
 	bool email, force;
+	enum bf_factor vary;		/* --vary, or BF_FACTOR_AUTO */
 	char *rest[BF_MAX_POS + 8];
 	int nrest;
 	struct { const char *row; double pct; } thr[16];
@@ -1472,6 +1551,7 @@ static int split_args(int argc, char **argv, struct args *x, int *sep)
 	int i, files = 0;
 
 	memset(x, 0, sizeof(*x));
+	x->vary = BF_FACTOR_AUTO;
 	*sep = -1;
 	x->rest[x->nrest++] = argv[0];
 	for (i = 1; i < argc; i++) {
@@ -1501,6 +1581,21 @@ static int split_args(int argc, char **argv, struct args *x, int *sep)
 				i++;
 		} else if (!strcmp(a, "--force")) {
 			x->force = true;
+		} else if (!strcmp(a, "--vary") || !strncmp(a, "--vary=", 7)) {
+			const char *w = a[6] == '=' ? a + 7 : v;
+
+			if (!w || !w[0]) {
+				fprintf(stderr, "blkfloor compare: --vary takes a factor (%s)\n",
+					bf_factor_names());
+				return EXIT_USAGE;
+			}
+			if (bf_factor_parse(w, &x->vary)) {
+				fprintf(stderr, "blkfloor compare: --vary: no factor '%s' (%s)\n",
+					w, bf_factor_names());
+				return EXIT_USAGE;
+			}
+			if (a[6] != '=')
+				i++;
 		} else if (!strcmp(a, "--fail-on") ||
 			   !strncmp(a, "--fail-on=", 10)) {
 			const char *w = a[9] == '=' ? a + 10 : v;
@@ -1581,6 +1676,7 @@ static int do_compare(int argc, char **argv)
 	}
 	c->nthr = x.nthr;
 	c->json = o.json;
+	c->want = x.vary;
 	memset(runs, 0, sizeof(runs));
 	ret = EXIT_OK;
 	for (i = 0; i < x.na + x.nb; i++, n++) {
@@ -1599,9 +1695,9 @@ static int do_compare(int argc, char **argv)
 	}
 	comparable(c);
 	if (c->differs[0] && !x.force) {
-		char why[640];
+		char why[720];
 
-		snprintf(why, sizeof(why), "the runs are not comparable (--force compares them anyway): %s",
+		snprintf(why, sizeof(why), "%s (one factor at a time; --force compares anyway)",
 			 c->differs);
 		ret = refuse(c, why, NULL);
 		goto out;
@@ -1638,7 +1734,7 @@ out:
 }
 
 BLKFLOOR_COMMAND(compare,
-	"A B | A... -- B... | -a A... -b B... [--threshold ROW=PCT]... [--force] [--json | --format email] [--format trace|fio|csv]",
+	"A B | A... -- B... | -a A... -b B... [--vary FACTOR] [--threshold ROW=PCT]... [--force] [--json | --format email] [--format trace|fio|csv]",
 	do_compare,
 	"Is B worse than A (kernel B against kernel A, module against module,\n"
 	"enclosure against enclosure)? One or several runs per side:\n"
@@ -1650,18 +1746,30 @@ BLKFLOOR_COMMAND(compare,
 	"VID:PID, ...) and a verdict that weighs rates and latency against\n"
 	"the noise of the boots the runs come from: interleave A and B in\n"
 	"one boot where a module can be swapped, or boot A B A B with several\n"
-	"runs each; one boot a side is inconclusive unless tenfold. Exit\n"
+	"runs each; one boot a side is inconclusive unless tenfold.\n"
+	"One factor varies, named on the report's first setup line: the\n"
+	"kernel, a module's build, the driver (uas, usb-storage, quirks),\n"
+	"firmware, the device (VID:PID, model, serial, size: an enclosure\n"
+	"A/B), the link, queue settings or the workload (op, pattern, bs,\n"
+	"qd, region), inferred from the trace headers or given by --vary.\n"
+	"What follows from it is shown (a kernel's queue limits or fall to\n"
+	"usb-storage, an enclosure's link); any other difference is refused.\n"
+	"A fio log records no setup: what differs is then unknown. Exit\n"
 	"status: 0 no regression, 1 regression, 2 bad input or usage (also\n"
-	"runs that are not comparable), 3 inconclusive (more runs or boots\n"
-	"would settle it).\n"
+	"runs that differ in more than one factor), 3 inconclusive (more\n"
+	"runs or boots would settle it).\n"
 	"  A... -- B...      several runs per side (or -a A -a A2 -b B ...)\n"
 	"  --threshold ROW=PCT\n"
 	"                    the smallest change of ROW that counts (peak,\n"
 	"                    floor, mean, p50, p99, p99.9, max, requests/bio,\n"
 	"                    request size; rates, latency for the groups);\n"
 	"                    rates and latency 10 %, path 5 %, max 100 %\n"
-	"  --force           compare runs of another op, pattern, bs, qd,\n"
-	"                    region or device anyway\n"
+	"  --vary FACTOR     the factor under test: kernel, module, driver,\n"
+	"                    firmware, device (or enclosure), link, queue,\n"
+	"                    op, pattern, bs, qd, region, blkfloor; any other\n"
+	"                    difference is refused\n"
+	"  --force           compare runs that differ in more than one\n"
+	"                    factor anyway\n"
 	"  --format email    plain text within 72 columns, for a mail\n"
 	"  --format FMT      how to read the files: trace, fio or csv\n"
 	"  --json            one JSON object (with \"schema\" and \"verdict\")\n"

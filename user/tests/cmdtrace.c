@@ -18,7 +18,7 @@
 const struct spec base = {
 	"6.12.1", "write", "uas", "", 131072, 300, 0.03, 900, 0, 0, false,
 	false, 1, "2a1c1e44-0c4c-4d1e-9a8e-6b1f0f6b7a01", NULL, NULL, NULL, 0,
-	0, 0, NULL, 0,
+	0, 0, NULL, 0, NULL, NULL,
 };
 
 static double jitter(uint64_t *st)
@@ -37,12 +37,14 @@ void write_trace(const char *path, const struct spec *sp)
 	if (!f)
 		abort();
 	fprintf(f, "%s\n# device: /dev/sdb\n# size_bytes: 1000204886016\n"
-		"# model: Samsung SSD 870\n# serial: S6PXNG0R\n"
+		"# model: %s\n# serial: %s\n"
 		"# transport: usb\n# kernel: %s\n# op: %s\n# pattern: seq\n"
 		"# bs: %u\n# qd: 32\n# region: 0+1000204886016\n"
 		"# driver: %s\n# usb_speed: 5000\n# usb_id: %s\n"
 		"# usb_bcd_device: f001\n# usb_storage_quirks: %s\n"
-		"# firmware: 1B6Q\n", BF_TRACE_MAGIC, sp->kernel, sp->op,
+		"# firmware: 1B6Q\n", BF_TRACE_MAGIC,
+		sp->model ? sp->model : "Samsung SSD 870",
+		sp->serial ? sp->serial : "S6PXNG0R", sp->kernel, sp->op,
 		sp->bs, sp->driver, sp->usb_id ? sp->usb_id : "0bda:9210",
 		sp->quirks);
 	if (sp->boot_id)

@@ -27,6 +27,7 @@ struct spec {
 	unsigned int scsi_err;	/* SCSI errors, one in each of the first */
 	const char *kmsg;	/* "# event:" lines, written as they are */
 	double rpb;		/* requests per bio; 1 if 0 */
+	const char *model, *serial;	/* base's if NULL */
 };
 
 extern const struct spec base;

@@ -126,6 +126,7 @@ GATE(header_shows_setup)
 {
 	struct spec sb = base;
 	const char *args[] = { self->a[0], self->b[0], NULL };
+	const char *forced[] = { self->a[0], self->b[0], "--force", NULL };
 	char *o;
 
 	sb.seed = 2;
@@ -133,7 +134,9 @@ GATE(header_shows_setup)
 	sb.quirks = "0bda:9210:u";
 	sb.driver = "usb-storage";
 	pair(self, &base, &sb);
-	run(self->out, args);
+	/* a kernel and a quirk: two factors */
+	EXPECT_EQ(2, run(self->out, args));
+	run(self->out, forced);
 	o = slurp(self->out);
 	EXPECT_NE(NULL, strstr(o, "6.12.1")) TH_LOG("%s", o);
 	EXPECT_NE(NULL, strstr(o, "6.13.0-rc1"));
