@@ -19,6 +19,7 @@
 #include "opts.h"
 #include "runfacts.h"
 #include "runsum.h"
+#include "workload.h"
 #include "stats.h"
 #include "units.h"
 
@@ -30,7 +31,7 @@ static int usage(const char *cmd, const char *why)
 	return EXIT_USAGE;
 }
 
-static int parse(struct bf_opts *o, int argc, char **argv, uint32_t allowed,
+static int parse(struct bf_opts *o, int argc, char **argv, uint64_t allowed,
 		 int min_pos, int max_pos)
 {
 	char err[256];
@@ -163,10 +164,35 @@ static size_t read_probes(const struct bf_input *in,
  * @dg, a diagnose trace's experiments are weighed in as well (@dg keeps
  * their evidence for @r's printers); the curve is the sustained write.
  */
-static int load(const char *cmd, const char *path, enum bf_format fmt,
-		struct bf_input *in, struct bf_report *r, struct bf_diag *dg,
-		char *err, size_t errlen)
+/*
+ * The workload behind a trace's curve: its op and pattern, the device's
+ * size; @given (--workload) wins where the user said.
+ */
+static void trace_workload(const struct bf_runsum *rs,
+			   const struct bf_workload *given,
+			   struct bf_workload *wl)
 {
+	const char *op = rs->hdr[BF_RK_OP], *pat = rs->hdr[BF_RK_PATTERN];
+
+	memset(wl, 0, sizeof(*wl));
+	if (given && given->known) {
+		*wl = *given;
+	} else if (op[0] && pat[0]) {
+		wl->known = true;
+		wl->write = !strcmp(op, "write");
+		wl->random = !strcmp(pat, "random");
+	}
+	wl->capacity_bytes = strtod(rs->hdr[BF_RK_SIZE], NULL);
+	if (!(wl->capacity_bytes > 0) || !isfinite(wl->capacity_bytes))
+		wl->capacity_bytes = 0;
+}
+
+static int load(const char *cmd, const char *path, enum bf_format fmt,
+		const struct bf_workload *given, struct bf_input *in,
+		struct bf_report *r, struct bf_diag *dg, char *err,
+		size_t errlen)
+{
+	struct bf_workload wl;
 	struct bf_series *ser = &in->ser, all = { 0 };
 	struct bf_run_facts facts = { 0 };
 	struct bf_runsum rs = { 0 };
@@ -189,6 +215,9 @@ static int load(const char *cmd, const char *path, enum bf_format fmt,
 	}
 	r->warnings = in->ld.warn;
 	if (in->ld.format != BF_FORMAT_TRACE) {
+		/* random writes decaying as GC catches up: only the user
+		 * knows another tool's workload */
+		bf_report_workload(r, ser->s, ser->n, given);
 		/* a fio log's direction */
 		snprintf(facts.op, sizeof(facts.op), "%s", in->ld.op);
 		bf_report_run(r, &facts);
@@ -196,6 +225,8 @@ static int load(const char *cmd, const char *path, enum bf_format fmt,
 	}
 	read_runsum(in, &rs);
 	link_events(&rs, r);
+	trace_workload(&rs, given, &wl);
+	bf_report_workload(r, ser->s, ser->n, &wl);
 	if (dg && rs.ntrial && !rs.nres && in->ld.exp_at_s >= 0)
 		nsus = read_probes(in, &rs, &all, &first);
 	/* the curve read is the sustained write alone: the probes' split
@@ -251,17 +282,50 @@ static void summary(const unsigned int *count, unsigned int failed,
 	putchar('\n');
 }
 
+/*
+ * --workload: a word (randwrite, write, ...), or a fio job file or fio's
+ * JSON output that says rw=. Returns 0, or EXIT_USAGE (not a word nor a
+ * file) or EXIT_REFUSED (a file that names no workload), said.
+ */
+static int workload_opt(const char *cmd, const char *v, bool json,
+			struct bf_workload *wl)
+{
+	char buf[1 << 16];
+	size_t n;
+	FILE *f;
+
+	if (!bf_workload_parse(v, wl))
+		return 0;
+	f = fopen(v, "r");
+	if (!f)
+		return usage(cmd, "--workload: expected randwrite, write, randread, read (or rw, randrw), or a fio job file or fio's JSON output");
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if (bf_workload_parse(buf, wl))
+		return bf_refuse(cmd, json, "--workload %s: names no rw= (a fio job file or fio's JSON output says which workload ran)",
+				 v);
+	return 0;
+}
+
 static int do_classify(int argc, char **argv)
 {
 	unsigned int count[BF_CLASS_COUNT] = { 0 }, failed = 0;
+	struct bf_workload wl = { 0 };
 	struct bf_opts o;
 	struct bf_json j;
 	int i, ret;
 	bool many;
 
-	ret = parse(&o, argc, argv, CURVE_OPTS | BF_OPT(JSON), 1, BF_MAX_POS);
+	ret = parse(&o, argc, argv, CURVE_OPTS | BF_OPT(JSON) |
+		    BF_OPT(WORKLOAD), 1, BF_MAX_POS);
 	if (ret)
 		return ret;
+	if (o.workload) {
+		ret = workload_opt(argv[0], o.workload, o.json, &wl);
+		if (ret)
+			return ret;
+	}
 	many = o.npos > 1;
 	bf_json_init(&j, stdout);
 	for (i = 0; i < o.npos; i++) {
@@ -270,7 +334,7 @@ static int do_classify(int argc, char **argv)
 		struct bf_diag dg = { 0 };
 		char err[400];
 
-		if (load(argv[0], o.pos[i], o.format, &in, &r, &dg, err,
+		if (load(argv[0], o.pos[i], o.format, &wl, &in, &r, &dg, err,
 			 sizeof(err))) {
 			fprintf(stderr, "blkfloor %s: %s\n", argv[0], err);
 			failed++;
@@ -298,7 +362,7 @@ static int do_classify(int argc, char **argv)
 	return failed ? EXIT_REFUSED : EXIT_OK;
 }
 
-BLKFLOOR_COMMAND(classify, "FILE... [--format trace|fio|csv] [--json]",
+BLKFLOOR_COMMAND(classify, "FILE... [--format trace|fio|csv] [--workload W] [--json]",
 	do_classify,
 	"Classify a throughput curve: steady, cache-exhaustion,\n"
 	"thermal-throttling, ftl-starvation or unclear (with the reason), with\n"
@@ -309,6 +373,10 @@ BLKFLOOR_COMMAND(classify, "FILE... [--format trace|fio|csv] [--json]",
 	"- reads standard input. Several files give one line each and a\n"
 	"summary.\n"
 	"  --format FMT      trace, fio or csv (default: guessed, and said)\n"
+	"  --workload W      what was written: randwrite, write, randread, read,\n"
+	"                    or a fio job file or fio's JSON output (rw=); a\n"
+	"                    trace says it itself. Random writes that slow as\n"
+	"                    they fill the drive are garbage collection\n"
 	"  --json            one JSON object per file, one per line, with its\n"
 	"                    \"file\" (and \"error\" where it cannot be read)");
 
@@ -389,7 +457,8 @@ static int do_predict(int argc, char **argv)
 		return ret;
 	if (!(o.set & BF_OPT(SIZE)))
 		return usage(argv[0], "--size SIZE is required");
-	if (load(argv[0], o.pos[0], o.format, &in, &r, NULL, err, sizeof(err)))
+	if (load(argv[0], o.pos[0], o.format, NULL, &in, &r, NULL, err,
+		 sizeof(err)))
 		return bf_refuse(argv[0], o.json, "%s", err);
 	secs = bf_predict_seconds(&r, (double)o.size, &end);
 	ret = EXIT_OK;

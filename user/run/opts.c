@@ -53,6 +53,7 @@ static const struct optdef optdefs[] = {
 	{ "diagnose", BF_O_DIAGNOSE, false },
 	{ "trim", BF_O_TRIM, false },
 	{ "gaps", BF_O_GAPS, true },
+	{ "workload", BF_O_WORKLOAD, true },
 };
 
 static const struct {
@@ -421,6 +422,12 @@ static int apply(struct bf_opts *o, const struct optdef *d, const char *v,
 		if (!*v)
 			return bad(err, len, d->name, v, "empty file name");
 		o->output = v;
+		break;
+	case BF_O_WORKLOAD:
+		if (!*v)
+			return bad(err, len, d->name, v,
+				   "expected randwrite, write, randread, read or a fio job or JSON file");
+		o->workload = v;
 		break;
 	case BF_O_TRACE:
 		if (!*v)

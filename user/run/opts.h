@@ -20,6 +20,7 @@ enum bf_optid {
 	BF_O_FORMAT, BF_O_OUTPUT,
 	BF_O_OWN, BF_O_FORCE, BF_O_TEMP_FILE, BF_O_NO_MERGE, BF_O_FAILFAST,
 	BF_O_ERR_LOG, BF_O_UNTIL, BF_O_DIAGNOSE, BF_O_TRIM, BF_O_GAPS,
+	BF_O_WORKLOAD,
 	BF_O_NR,
 };
 
@@ -77,6 +78,7 @@ struct bf_opts {
 	bool trim;			/* --trim: the TRIM retest too */
 	double gaps_s[BF_MAX_GAPS];	/* --gaps: diagnose's idle gaps */
 	unsigned int ngaps;
+	const char *workload;		/* classify --workload: a word or a file */
 };
 
 /*
