@@ -359,15 +359,17 @@ static void judge_cool(const struct bf_diag_cfg *cfg, struct bf_diag *d,
 			      cap->held_bytes / full->held_bytes : 0;
 
 		bf_fmt_si_bytes(c, sizeof(c), cap->trial.cap_bytes);
+		/* a probe resolves about an interval: nothing left is under
+		 * a quarter of one, and heat's rest is most of one or more */
 		if (cap->held_bytes <= fmax(BF_UNDER_CACHE * full->held_bytes,
-					    iv_bytes(cfg))) {
+					    0.25 * iv_bytes(cfg))) {
 			e->supports = BF_CLASS_CACHE_EXHAUSTION;
 			e->confirms = true;
 			snprintf(e->result, sizeof(e->result),
 				 "relapses after a number of bytes, not a time: after %s idle, %s written at %.0f MB/s (under the floor) left %s at full speed, where %s went without them: the slow bytes used a cache up%s",
 				 g, c, d->cap_mbps, b, a, t);
 		} else if (cap->held_bytes >= fmax(BF_UNDER_HEAT * full->held_bytes,
-						   1.5 * iv_bytes(cfg))) {
+						   0.75 * iv_bytes(cfg))) {
 			e->supports = BF_CLASS_THERMAL_THROTTLING;
 			e->confirms = true;
 			snprintf(e->result, sizeof(e->result),

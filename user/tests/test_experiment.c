@@ -487,6 +487,37 @@ TEST_F(fast_heat, cools_within_the_shortest_gap)
 	bf_report_free(&r);
 }
 
+/*
+ * A cache whose step is as small as the fast heat's (200 -> 150 MB/s, a
+ * 700 MB cache refilled at 50 MB/s idle): the cool-down under the floor
+ * uses the cache up, nothing is left at full speed, a cache; not heat.
+ */
+TEST_F(fast_heat, small_step_cache_is_a_cache)
+{
+	const struct bf_evidence *e;
+	struct simdrive d;
+	struct bf_report r;
+	struct bf_diag dg;
+
+	sim_init(&d, 200, 150, 13);
+	d.noise = variant->noise;
+	d.cache = true;
+	d.cache_bytes = 700e6;
+	d.refill_bps = 50e6;
+	ASSERT_EQ(0, run_iv(&d, variant->iv_s, 30, &r, &dg));
+	EXPECT_TRUE(dg.recovers);
+	e = find(&dg, BF_EXP_COOL_DOWN);
+	ASSERT_NE(NULL, e);
+	EXPECT_NE(BF_CLASS_THERMAL_THROTTLING, e->supports) TH_LOG("%s", e->result);
+	if (variant->noise < 0.05) {
+		EXPECT_EQ(BF_CLASS_CACHE_EXHAUSTION, e->supports) TH_LOG("%s", e->result);
+		EXPECT_TRUE(e->confirms);
+	}
+	bf_report_apply_evidence(&r, dg.ev, dg.nev);
+	EXPECT_NE(BF_CLASS_THERMAL_THROTTLING, (int)r.class) TH_LOG("%s", r.reason);
+	bf_report_free(&r);
+}
+
 /* No step to probe: refused, nothing written. */
 TEST(no_step)
 {
