@@ -8,7 +8,8 @@
 #                           on Debian's 6.1 and 6.12 kernels
 #   make check-rig          the guest rig broken on purpose (too slow for
 #                           check; CI runs both)
-#   make demo               sustain test on an emulated UAS drive in a guest
+#   make demo               sustain --diagnose on an emulated UAS drive in a
+#                           guest: the cause an experiment confirms
 #   make deps               install what the above need (Debian packages)
 #   make nlgen              regenerate the netlink code from the YNL spec
 

@@ -1,10 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make demo: the main job on an emulated drive. Boots a Debian 6.12 guest
-# with a UAS disk whose host-side model has a 150 MB SLC cache (120 MB/s,
-# then 25 MB/s), runs 'blkfloor sustain' on it with live progress, prints
-# the classification and writes the trace and an SVG plot to results/.
+# make demo: what no other tool does, on an emulated drive. Boots a Debian
+# 6.12 guest with a UAS disk whose host-side model is an SLC cache (100 MB
+# at 50 MB/s, then 6.25 MB/s, folded back at 12.5 MB/s while idle), runs
+# 'blkfloor sustain --diagnose' on it with live progress: the write to the
+# floor, then the idle-recovery experiment with gaps that fit the model
+# (10 and 20 s). Prints the cause the experiment confirmed, with its
+# evidence, and writes the trace, the classification and an SVG plot to
+# results/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -27,32 +31,46 @@ set -e
 modprobe blkfloor
 dev=\$(rig_disk uas)
 [ -n \"\$dev\" ] || { echo 'demo: the UAS disk did not appear'; exit 1; }
-# idle=2: a guest stalled by a busy host is not a drive at rest.
-rig model uas0 slc cache=150M fast=120M slow=25M drain=50M idle=2 >/dev/null
+# A cache that folds back 100 MB in 8 s of idle: the 10 s gap refills
+# it, the 20 s gap gives no more. QD 4 keeps the requests in flight
+# (512 KiB) well within a 500 ms interval at the slow rate, so that every
+# interval counts whole rounds of completions.
+rig model uas0 slc cache=100M fast=50M slow=6.25M drain=12.5M >/dev/null
 echo
 echo '\$ blkfloor caps' \$dev
 user/blkfloor caps \$dev
 echo
-echo '\$ blkfloor sustain' \$dev '--size 450MB --interval 200ms --yes-destroy-data --trace trace.csv'
+echo '\$ blkfloor sustain' \$dev '--diagnose --gaps 10,20 --qd 4 --interval 500ms --yes-destroy-data --trace trace.csv'
 c0=\$(rig cpu)
-user/blkfloor sustain \$dev --size 450MB --interval 200ms --yes-destroy-data \
-	--trace '$results/trace.csv'
+user/blkfloor sustain \$dev --diagnose --gaps 10,20 --qd 4 --interval 500ms \
+	--yes-destroy-data --trace '$results/trace.csv'
 c1=\$(rig cpu)
-# What was emulated, and whether the host let the emulator run: a guest
-# starved of host CPU sees its disk's rate swing with the host's load,
-# and the curve then shows the host as much as the drive model.
+rig model uas0 off >/dev/null
 echo
-echo 'demo: the drive model was a 150 MB SLC cache at 120 MB/s, then 25 MB/s (cache-exhaustion)'
+echo 'demo: the drive model was a 100 MB SLC cache at 50 MB/s, then 6.25 MB/s, refilled at 12.5 MB/s while idle (cache-exhaustion)'
+user/blkfloor plot '$results/trace.csv' -o '$results/plot.svg'
+# Whether the host let the emulator run: a guest starved of host CPU sees
+# its disk's rate swing with the host's load, and the curve then shows
+# the host as much as the drive model.
 echo \"demo: QEMU's threads waited \$(host_wait \"\$c0\" \"\$c1\") for a host CPU during the run\"
-# (a tenth: seen at 23 %, the 25 MB/s floor swung between 18 and 35 MB/s
-# per 200 ms interval and the curve was called heat)
 if BLKFLOOR_STARVED=0.1 host_starved \"\$c0\" \"\$c1\"; then
 	echo 'demo: the host kept the emulator waiting a tenth of the run or more (other load'
-	echo '      on it): the emulated rates followed the host as well as the model, and the'
-	echo '      classification above describes that curve. On an idle host it is the model.'
+	echo '      on it): the emulated rates followed the host as well as the model, and what'
+	echo '      was measured describes that. On an idle host it is the model.'
 fi
-user/blkfloor plot '$results/trace.csv' -o '$results/plot.svg'
+# What the experiment confirmed, from the trace (classify reads the
+# experiments' outcomes in it): the cause and each piece of evidence. A
+# demo whose cause no experiment confirmed fails.
 user/blkfloor classify '$results/trace.csv' --json > '$results/classification.json'
+bf_py - '$results/classification.json' <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+for e in c['evidence']:
+    print('demo: evidence: %s: %s (%s)' % (e['experiment'], e['result'], e['effect']))
+if c['basis'] != 'experiment' or not any(e['confirms'] for e in c['evidence']):
+    sys.exit('demo: no experiment confirmed a cause: %s (confidence %.2f, %s)' % (c['class'], c['confidence'], c['basis']))
+print('demo: confirmed by experiment: %s (confidence %.2f)' % (c['class'], c['confidence']))
+PY
 "
 echo
 echo "demo: results in $results:"
