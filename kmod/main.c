@@ -15,6 +15,7 @@
 #include <linux/moduleparam.h>
 #include <linux/netlink.h>
 #include <linux/notifier.h>
+#include <linux/overflow.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -240,33 +241,36 @@ static void blkfloor_runs_release(struct list_head *gone)
 }
 
 /*
- * Unlist the oldest ended runs onto @gone while more than keep_ended have
- * ended or they keep more than keep_ended_mb of memory, sparing @spare
- * (the run that just ended: its end has just been announced and its last
- * intervals are still to be read). blkfloor_lock held.
+ * Unlist the oldest ended runs while more than keep_ended have ended or
+ * they keep more than keep_ended_mb, sparing @spare (just ended, its last
+ * intervals still to be read). Which runs count is decided in one walk: a
+ * run ending meanwhile is neither counted nor trimmed. blkfloor_lock held.
  */
 static void blkfloor_trim_ended(struct list_head *gone,
 				struct blkfloor_run *spare)
 {
 	u64 cap = (u64)READ_ONCE(blkfloor_keep_ended_mb) << 20, kept = 0;
 	unsigned int keep = READ_ONCE(blkfloor_keep_ended), ended = 0;
-	struct blkfloor_run *run;
+	struct blkfloor_run *run, *tmp;
 	unsigned long index;
+	LIST_HEAD(counted);
 
 	xa_for_each(&blkfloor_runs, index, run) {
 		if (!blkfloor_run_ended(run))
 			continue;
 		ended++;
-		kept += READ_ONCE(run->kept_bytes);
+		if (check_add_overflow(kept, READ_ONCE(run->kept_bytes), &kept))
+			kept = U64_MAX;
+		if (run != spare)
+			list_add_tail(&run->node, &counted);
 	}
-	xa_for_each(&blkfloor_runs, index, run) {
+	list_for_each_entry_safe(run, tmp, &counted, node) {
+		list_del_init(&run->node);
 		if (ended <= keep && kept <= cap)
-			break;
-		if (run == spare || !blkfloor_run_ended(run))
 			continue;
-		kept -= READ_ONCE(run->kept_bytes);
-		blkfloor_run_unlist(run, gone);
+		kept -= min(kept, READ_ONCE(run->kept_bytes));
 		ended--;
+		blkfloor_run_unlist(run, gone);
 	}
 }
 

@@ -46,6 +46,9 @@
  *                           read for 1 s. Prints reply=1 and id= when
  *                           the run's reply came anyway, enobufs=1 when
  *                           the socket reported an overrun
+ *   watchended SECONDS KEEP RUN_GET (dump) in a loop for SECONDS: once a
+ *                           dump listed KEEP ended runs, counts the dumps
+ *                           that listed fewer (dips=, minended=, polls=)
  *   churnlist DEV           RUN_GET (dump) through a 4 KiB receive
  *                           buffer, a round at a time; after the first
  *                           round a read run on DEV is started from a
@@ -53,7 +56,7 @@
  *                           dump). Prints runs=, intr=, churn=E
  *
  * Output: "key=value" lines (id, state, intervals, dropped, ring, bytes for
- * runs; runs=N running=N for list; intervals=N first=I last=I gaps=N
+ * runs; runs=N running=N ended=N for list; intervals=N first=I last=I gaps=N
  * intr=N empty=N maxempty=N for dumps: gaps counts jumps in the index,
  * intr messages flagged NLM_F_DUMP_INTR, empty intervals without a
  * completed I/O, maxempty the most of them in a row), then
@@ -93,7 +96,7 @@ struct nlop {
 	uint32_t id;		/* RUN_ID of the last run reply */
 	int state;		/* STATE of the last run reply */
 	/* dump bookkeeping */
-	unsigned long nmsg, running;
+	unsigned long nmsg, running, ended;
 	long first, last;
 	unsigned long intr, gaps;	/* NLM_F_DUMP_INTR messages, index jumps */
 	unsigned long empty, run_empty, max_empty;	/* intervals without I/O */
@@ -206,10 +209,15 @@ static void show(struct nlop *o, struct nlmsghdr *h)
 		return;
 	}
 	if (h->nlmsg_flags & NLM_F_MULTI) {
-		for_each_attr(a, (char *)g + GENL_HDRLEN, len)
-			if (atype(a) == BLKFLOOR_A_STATE &&
-			    aget(a) == BLKFLOOR_STATE_RUNNING)
+		for_each_attr(a, (char *)g + GENL_HDRLEN, len) {
+			if (atype(a) != BLKFLOOR_A_STATE)
+				continue;
+			if (aget(a) == BLKFLOOR_STATE_RUNNING)
 				o->running++;
+			else if (aget(a) != BLKFLOOR_STATE_STOPPING &&
+				 aget(a) != BLKFLOOR_STATE_PREPARING)
+				o->ended++;
+		}
 		o->nmsg++;
 		return;
 	}
@@ -411,7 +419,8 @@ static int usage(void)
 		"            get ID | list | dump ID [FROM] |\n"
 		"            slowdump ID MS | join |\n"
 		"            cycles N DEV... | reader SECONDS | churnlist DEV |\n"
-		"            startcongested DEV [KEY=VAL...]\n");
+		"            startcongested DEV [KEY=VAL...] |\n"
+		"            watchended SECONDS KEEP\n");
 	return 1;
 }
 
@@ -616,6 +625,34 @@ static int reader(struct nlop *o, unsigned int seconds)
 	return bad ? 1 : 0;
 }
 
+static int watchended(struct nlop *o, unsigned int seconds, unsigned long keep)
+{
+	unsigned long polls = 0, dips = 0, low = keep;
+	time_t end = time(NULL) + seconds;
+	int armed = 0;
+
+	o->quiet = 1;
+	while (time(NULL) < end) {
+		char buf[64];
+		size_t len = put_hdr(o, buf, o->family, BLKFLOOR_CMD_RUN_GET,
+				     NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP);
+
+		o->nmsg = o->running = o->ended = 0;
+		if (send_msg(o, buf, len) || drain(o))
+			continue;
+		polls++;
+		if (o->ended >= keep) {
+			armed = 1;
+		} else if (armed) {
+			dips++;
+			if (o->ended < low)
+				low = o->ended;
+		}
+	}
+	printf("polls=%lu\ndips=%lu\nminended=%lu\n", polls, dips, low);
+	return 0;
+}
+
 /*
  * A RUN_GET dump read a round at a time through a small buffer on a fresh
  * socket (the kernel sizes a round by the largest read seen so far), the
@@ -787,6 +824,9 @@ int main(int argc, char **argv)
 		return reader(&o, strtoul(argv[2], NULL, 0));
 	if (!strcmp(op, "churnlist") && argc == 3)
 		return churnlist(&o, argv[2]);
+	if (!strcmp(op, "watchended") && argc == 4)
+		return watchended(&o, strtoul(argv[2], NULL, 0),
+				  strtoul(argv[3], NULL, 0));
 	if (!strcmp(op, "startcongested") && argc >= 3)
 		return startcongested(&o, argc - 2, argv + 2);
 
@@ -892,7 +932,8 @@ int main(int argc, char **argv)
 		printf("end_state=%d\n", end);
 	}
 	if (!strcmp(op, "list"))
-		printf("runs=%lu\nrunning=%lu\n", o.nmsg, o.running);
+		printf("runs=%lu\nrunning=%lu\nended=%lu\n", o.nmsg, o.running,
+		       o.ended);
 	if (!strcmp(op, "dump") || !strcmp(op, "slowdump"))
 		printf("intervals=%lu\nfirst=%ld\nlast=%ld\ngaps=%lu\nintr=%lu\n"
 		       "empty=%lu\nmaxempty=%lu\n", o.nmsg, o.first, o.last,
