@@ -16,7 +16,8 @@ static const char *const rkey_names[BF_RK_COUNT] = {
 	"pattern", "bs", "qd", "region", "driver", "usb_speed", "usb_id",
 	"usb_bcd_device", "usb_storage_quirks", "firmware", "module_version",
 	"max_sectors_kb", "queue_depth", "scheduler", "nomerges", "boot_id",
-	"kernel_tainted", "usb_manufacturer", "usb_product",
+	"kernel_tainted", "usb_manufacturer", "usb_product", "scsi_results",
+	"events",
 };
 
 static const char *const lat_cols[BF_RL_COUNT] = {
@@ -159,6 +160,22 @@ static int add_trial(struct bf_runsum *r, double t,
  * "# experiment: idle at T s for S s[, ...]", "# experiment: result ...",
  * the trailer's lines
  */
+/* "T TEXT" of a "# scsi_result:" or "# kmsg:" line, into @n (max @max) */
+static void note_line(const char *s, struct bf_rnote *n, size_t *k,
+		      size_t max)
+{
+	char *end;
+	double t = strtod(s, &end);
+
+	if (end == s || !isfinite(t) || *k >= max)
+		return;
+	while (*end == ' ')
+		end++;
+	n[*k].t = t;
+	snprintf(n[*k].text, sizeof(n[*k].text), "%s", end);
+	(*k)++;
+}
+
 static int comment(const char *line, struct bf_runsum *r)
 {
 	struct bf_trial tr;
@@ -171,6 +188,11 @@ static int comment(const char *line, struct bf_runsum *r)
 		while (*line == ' ')
 			line++;
 		snprintf(r->modules, sizeof(r->modules), "%s", line);
+	} else if (!strncmp(line, "# scsi_result:", 14)) {
+		r->scsi_res_all++;
+		note_line(line + 14, r->scsi_res, &r->nscsi_res, BF_RS_NOTES);
+	} else if (!strncmp(line, "# kmsg:", 7)) {
+		note_line(line + 7, r->kmsg, &r->nkmsg, BF_RS_NOTES);
 	} else if (!strncmp(line, "# run_latency_us:", 17)) {
 		run_latency(line + 17, r);
 	} else if (!strncmp(line, "# host_cpu:", 11)) {

@@ -24,13 +24,21 @@ enum bf_rkey {
 	BF_RK_USB_BCD, BF_RK_QUIRKS, BF_RK_FIRMWARE, BF_RK_MODULE,
 	BF_RK_MAX_SECTORS, BF_RK_QUEUE_DEPTH, BF_RK_SCHEDULER, BF_RK_NOMERGES,
 	BF_RK_BOOT_ID, BF_RK_TAINTED,
-	BF_RK_USB_MANUFACTURER, BF_RK_USB_PRODUCT,
+	BF_RK_USB_MANUFACTURER, BF_RK_USB_PRODUCT, BF_RK_SCSI_RESULTS,
+	BF_RK_EVENTS,
 	BF_RK_COUNT,
 };
 
 const char *bf_rkey_name(enum bf_rkey k);
 
 #define BF_RS_CLASSES	8	/* error classes counted from the error log */
+#define BF_RS_NOTES	4	/* SCSI results and kernel-log lines kept */
+
+/* "# scsi_result: T TEXT" or "# kmsg: T TEXT" */
+struct bf_rnote {
+	double t;
+	char text[240];
+};
 
 /* the per-interval latency columns (microseconds) */
 enum bf_rlat { BF_RL_P50, BF_RL_P99, BF_RL_P999, BF_RL_MAX, BF_RL_COUNT };
@@ -68,6 +76,14 @@ struct bf_runsum {
 	/* "# host_cpu:": what the host gave the run (NAN: not recorded) */
 	double steal_pct, thread_cpu_s, thread_wait_s, run_s;
 	double *ios;			/* each latency interval's I/Os */
+	/*
+	 * The disk's SCSI results other than 0 ("# scsi_result:", from the
+	 * tracepoint) and the kernel log's lines about results ("# kmsg:"):
+	 * the first BF_RS_NOTES of each; every result line counted
+	 */
+	struct bf_rnote scsi_res[BF_RS_NOTES], kmsg[BF_RS_NOTES];
+	size_t nscsi_res, nkmsg;
+	unsigned long long scsi_res_all;
 	/* every trial of diagnose (an idle line, the probe after it at T s,
 	 * also with no idle) and the outcomes it recorded ("# experiment:
 	 * result ...") */

@@ -331,7 +331,8 @@ static void mon_events(struct mon_state *ms)
 		struct mon_ev e = { ms, &ms->runs[i] };
 
 		if (ms->runs[i].used)
-			bf_pathmon_events(&ms->runs[i].pm, mon_event, &e);
+			bf_pathmon_events(&ms->runs[i].pm, mon_event, NULL,
+					  &e);
 	}
 }
 

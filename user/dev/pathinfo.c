@@ -435,5 +435,38 @@ enum bf_event_kind bf_kmsg_event(const char *rec, const struct bf_path *p,
 	bf_fmt(line, sizeof(line), "%.*s", (int)strcspn(*msg, "\n"), *msg);
 	if (!about_path(line, p))
 		return BF_EV_NONE;
+	/*
+	 * A command's sense and CDB, logged after its result: "Aborted
+	 * Command" and "Nak/ack timeout" there are the device's answer, not
+	 * the error handler's abort or a command that timed out.
+	 */
+	if (strstr(line, "Sense Key : ") || strstr(line, "Add. Sense: ") ||
+	    strstr(line, "CDB: "))
+		return BF_EV_NONE;
 	return kind_of(line);
+}
+
+bool bf_kmsg_scsi(const char *rec, const struct bf_path *p, uint64_t *ts_us,
+		  const char **msg)
+{
+	static const char *const words[] = {
+		"Result: hostbyte=", "Sense Key : ", "Add. Sense: ", "CDB: ",
+	};
+	unsigned long long pri, seq, ts;
+	const char *semi = strchr(rec, ';');
+	char line[1024];
+	size_t i;
+
+	*msg = rec;
+	if (!semi || sscanf(rec, "%llu,%llu,%llu", &pri, &seq, &ts) != 3)
+		return false;
+	*ts_us = ts;
+	*msg = semi + 1;
+	bf_fmt(line, sizeof(line), "%.*s", (int)strcspn(*msg, "\n"), *msg);
+	if (!p->scsi_id[0] || !about(line, p->scsi_id))
+		return false;
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strstr(line, words[i]))
+			return true;
+	return false;
 }

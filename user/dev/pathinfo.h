@@ -125,4 +125,14 @@ const char *bf_event_name(enum bf_event_kind k);
 enum bf_event_kind bf_kmsg_event(const char *rec, const struct bf_path *p,
 				 uint64_t *ts_us, const char **msg);
 
+/*
+ * Whether /dev/kmsg record @rec is the SCSI midlayer's account of a
+ * command result on path @p: its "Result: hostbyte=..." line (a command
+ * that failed, or any with scsi_logging_level set) and the "Sense Key",
+ * "Add. Sense" and "CDB:" lines that follow it. @ts_us and @msg as for
+ * bf_kmsg_event().
+ */
+bool bf_kmsg_scsi(const char *rec, const struct bf_path *p, uint64_t *ts_us,
+		  const char **msg);
+
 #endif /* BLKFLOOR_PATHINFO_H */

@@ -59,10 +59,12 @@ int bf_pathmon_init(struct bf_pathmon *pm, const char *disk,
 {
 	memset(pm, 0, sizeof(*pm));
 	pm->kmsg = -1;
+	pm->st.fd = -1;
 	pm->temp_file = temp_file;
 	if (bf_path_read("/sys", disk, &pm->path))
 		return -ENOENT;
 	pm->reread_ns = bf_mono_ns();
+	snprintf(pm->st.why, sizeof(pm->st.why), "not recorded");
 	pm->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (pm->kmsg < 0) {
 		pm->kmsg_err = errno;
@@ -82,6 +84,32 @@ void bf_pathmon_free(struct bf_pathmon *pm)
 	if (pm->kmsg >= 0)
 		close(pm->kmsg);
 	pm->kmsg = -1;
+	bf_scsitrace_close(&pm->st);
+}
+
+void bf_pathmon_scsi(struct bf_pathmon *pm)
+{
+	if (pm->path.scsi_id[0])
+		bf_scsitrace_open(&pm->st, NULL, pm->path.scsi_id);
+	else
+		snprintf(pm->st.why, sizeof(pm->st.why),
+			 "not recorded: not a SCSI disk");
+}
+
+struct note_ctx {
+	bf_pathmon_note_fn fn;
+	void *arg;
+};
+
+static void scsi_result(void *arg, const struct bf_scsires *r)
+{
+	struct note_ctx *n = arg;
+	char text[160];
+	int l = bf_scsires_fmt(text, sizeof(text), r);
+
+	if (l >= (int)sizeof(text))
+		l = (int)sizeof(text) - 1;
+	n->fn(n->arg, "scsi_result", (uint64_t)(r->t * 1e9), text, l);
 }
 
 static void read_sample(struct bf_pathmon *pm, struct bf_pathstat *s)
@@ -146,8 +174,10 @@ static void path_check(struct bf_pathmon *pm, bool now,
 }
 
 void bf_pathmon_events(struct bf_pathmon *pm, bf_pathmon_event_fn fn,
-		       void *arg)
+		       bf_pathmon_note_fn note, void *arg)
 {
+	struct note_ctx nc = { note, arg };
+
 	char rec[2048];
 	bool any = false;
 	ssize_t n;
@@ -163,11 +193,16 @@ void bf_pathmon_events(struct bf_pathmon *pm, bf_pathmon_event_fn fn,
 		if (n <= 0)
 			break;
 		rec[n] = '\0';
+		if (note && bf_kmsg_scsi(rec, &pm->path, &ts_us, &msg))
+			note(arg, "kmsg", ts_us * 1000, msg,
+			     (int)strcspn(msg, "\n"));
 		k = bf_kmsg_event(rec, &pm->path, &ts_us, &msg);
 		if (k == BF_EV_NONE)
 			continue;
 		fn(arg, k, ts_us * 1000, msg, (int)strcspn(msg, "\n"));
 		any = true;
 	}
+	if (note)
+		bf_scsitrace_read(&pm->st, scsi_result, &nc);
 	path_check(pm, any, fn, arg);
 }

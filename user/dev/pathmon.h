@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "pathinfo.h"
+#include "scsitrace.h"
 
 struct bf_pathmon {
 	struct bf_path path;
@@ -32,6 +33,7 @@ struct bf_pathmon {
 	int kmsg_err;		/* why it could not be opened (errno) */
 	const char *temp_file;	/* a file overriding the hwmon sensor */
 	uint64_t reread_ns;	/* CLOCK_MONOTONIC the path was last read */
+	struct bf_scsitrace st;	/* the disk's SCSI results */
 };
 
 /* The path is read again this often, and after every event. */
@@ -51,6 +53,12 @@ int bf_pathmon_init(struct bf_pathmon *pm, const char *disk,
 		    const char *temp_file);
 void bf_pathmon_free(struct bf_pathmon *pm);
 
+/*
+ * Follow the disk's SCSI results too (scsitrace.h), for
+ * bf_pathmon_events()'s @note; pm->st.why says from where, or why not.
+ */
+void bf_pathmon_scsi(struct bf_pathmon *pm);
+
 /* The first sample (the baseline at the start of a run). */
 void bf_pathmon_start(struct bf_pathmon *pm);
 
@@ -59,7 +67,16 @@ void bf_pathmon_sample(struct bf_pathmon *pm, uint64_t ios,
 		       struct bf_pathiv *iv);
 
 /*
- * Report the path's kernel-log events logged since the last call; then,
+ * A SCSI result of the disk (@key "scsi_result": bf_scsires_fmt()'s text,
+ * from the tracepoint) or a kernel-log line about one (@key "kmsg": the
+ * line, bf_kmsg_scsi()).
+ */
+typedef void (*bf_pathmon_note_fn)(void *arg, const char *key,
+				   uint64_t mono_ns, const char *text, int len);
+
+/*
+ * Report the path's kernel-log events logged since the last call, and
+ * to @note (if not NULL) the SCSI results and their kernel-log lines; then,
  * after any event and at least every BF_PATHMON_REREAD_NS, read the path
  * again and report a change as an event whose message says what changed
  * (bf_path_diff): BF_EV_LINK for the link (a USB link back at a lower
@@ -68,7 +85,7 @@ void bf_pathmon_sample(struct bf_pathmon *pm, uint64_t ios,
  * then on is the one read.
  */
 void bf_pathmon_events(struct bf_pathmon *pm, bf_pathmon_event_fn fn,
-		       void *arg);
+		       bf_pathmon_note_fn note, void *arg);
 
 /* CLOCK_MONOTONIC now, ns. */
 uint64_t bf_mono_ns(void);

@@ -377,6 +377,7 @@ struct exec {
 	int kpid;		/* the run's kthread, 0 if not found */
 	struct bf_hostcpu cpu0, cpu1;
 	bool said_preparing;	/* "preparing" was printed */
+	unsigned int nres, nkmsg;	/* SCSI result lines in the trace */
 };
 
 /* First sample of the host's CPU, once the run (and its kthread) started. */
@@ -423,8 +424,10 @@ static void path_open(struct exec *x, const char *dev, const char *temp_file)
 	x->have_pm = !bf_pathmon_init(&x->pm, name, temp_file);
 	if (x->have_pm)
 		bf_pathmon_start(&x->pm);
-	if (x->have_pm && x->t)
+	if (x->have_pm && x->t) {
 		x->t->pm = &x->pm;
+		bf_pathmon_scsi(&x->pm);
+	}
 }
 
 static void path_close(struct exec *x)
@@ -450,6 +453,28 @@ static void path_sample(struct exec *x, struct bf_iv *iv)
 	iv->have_path = next;
 	x->pm_sampled = true;
 	x->pm_index = iv->index;
+}
+
+/*
+ * The SCSI results the trace keeps: the first of them (how many there
+ * were, the disk's ioerr_cnt says: the scsi_err column).
+ */
+#define TRACE_RESULTS	64
+
+static void path_note(void *arg, const char *key, uint64_t mono_ns,
+		      const char *text, int len)
+{
+	struct exec *x = arg;
+	unsigned int *n = strcmp(key, "kmsg") ? &x->nres : &x->nkmsg;
+	char line[320];
+
+	if (!x->t || *n >= TRACE_RESULTS)
+		return;
+	(*n)++;
+	snprintf(line, sizeof(line), "%.6f %.*s",
+		 bf_run_time_of(mono_ns, x->res->info.start_time_ns),
+		 len > 280 ? 280 : len, text);
+	bf_tracer_note(x->t, key, line);
 }
 
 static void path_event(void *arg, enum bf_event_kind kind, uint64_t mono_ns,
@@ -752,7 +777,7 @@ static int follow_loop(struct exec *x, struct watch *w, bool stop_on_signal)
 			bf_run_stop(x->nl, x->id);
 		}
 		if (x->have_pm)
-			bf_pathmon_events(&x->pm, path_event, x);
+			bf_pathmon_events(&x->pm, path_event, path_note, x);
 		if (!res->ended && now_s() - last_poll >= 2) {
 			struct bf_run_info ri;
 			int err;
@@ -818,7 +843,7 @@ static void follow_end(struct exec *x)
 	if (res->info.intervals > res->next)
 		fetch_missing(x);
 	if (x->have_pm)
-		bf_pathmon_events(&x->pm, path_event, x);
+		bf_pathmon_events(&x->pm, path_event, path_note, x);
 	if (res->ended) {
 		int ret = bf_err_log_get(x->nl, x->id, res);
 

@@ -108,6 +108,8 @@ void bf_trace_write_header(FILE *f, const struct bf_trace_meta *m)
 		write_path(f, m->path);
 	if (m->events)
 		meta(f, "events", m->events);
+	if (m->scsi_results)
+		meta(f, "scsi_results", m->scsi_results);
 	fputs(BF_TRACE_HEADER "\n", f);
 }
 

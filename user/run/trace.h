@@ -63,6 +63,7 @@ struct bf_trace_meta {
 	const char *boot_id, *tainted, *modules;
 	const struct bf_path *path;	/* the path lines, if not NULL */
 	const char *events;		/* where events come from, or why not */
+	const char *scsi_results;	/* the same for SCSI results */
 };
 
 /* "2026-11-29T22:00:30Z" */

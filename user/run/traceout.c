@@ -334,6 +334,8 @@ void bf_tracer_start(struct bf_tracer *t, struct bf_nl *nl,
 	}
 	m.path = &path;
 	m.events = events;
+	m.scsi_results = t->pm ? t->pm->st.why :
+			 "not recorded (intervals read from the kernel's ring afterwards)";
 	f = open_memstream(&buf, &len);
 	if (!f) {
 		tracer_fail(t, ENOMEM);

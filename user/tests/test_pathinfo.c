@@ -238,6 +238,17 @@ TEST(kmsg_events)
 		/* seen in a 6.12 guest after SG_SCSI_RESET_HOST on a UAS disk */
 		{ "4,477,24553960,-;sd 2:0:0:0: Power-on or device reset occurred\n SUBSYSTEM=scsi\n DEVICE=+scsi:2:0:0:0",
 		  BF_EV_RESET },
+		/*
+		 * a command's sense and CDB, logged with its result: a
+		 * device's ABORTED COMMAND, a transport's ACK/NAK timeout,
+		 * are not the error handler's abort or a command timing out
+		 */
+		{ "6,916,1501600,-;sd 2:0:0:0: [sdb] tag#7 Sense Key : Aborted Command [current] ",
+		  BF_EV_NONE },
+		{ "6,917,1501700,-;sd 2:0:0:0: [sdb] tag#7 Add. Sense: Nak/ack timeout",
+		  BF_EV_NONE },
+		{ "6,918,1501800,-;sd 2:0:0:0: [sdb] tag#7 CDB: Write(10) 2a 00 00 00 08 00 00 08 00 00",
+		  BF_EV_NONE },
 		/* other devices, and nothing of interest */
 		{ "6,911,1501100,-;usb 2-10: reset high-speed USB device number 5 using xhci_hcd",
 		  BF_EV_NONE },
@@ -262,6 +273,43 @@ TEST(kmsg_events)
 	EXPECT_EQ(1500000ull, ts);
 	EXPECT_STREQ("reset", bf_event_name(BF_EV_RESET));
 	EXPECT_STREQ("io-error", bf_event_name(BF_EV_IOERR));
+}
+
+/*
+ * The midlayer's account of a command's result on the path (a failed
+ * command, or any with scsi_logging_level set): its lines are kept for
+ * compare; other devices' and other lines are not.
+ */
+TEST(kmsg_scsi_lines)
+{
+	static const struct { const char *rec; bool scsi; } c[] = {
+		{ "6,920,1600000,-;sd 2:0:0:0: [sdb] tag#5 Done: NEEDS_RETRY Result: hostbyte=DID_ERROR driverbyte=DRIVER_OK cmd_age=0s",
+		  true },
+		{ "3,921,1600100,-;sd 2:0:0:0: [sdb] tag#7 FAILED Result: hostbyte=DID_OK driverbyte=DRIVER_OK cmd_age=0s",
+		  true },
+		{ "6,922,1600200,-;sd 2:0:0:0: [sdb] tag#7 Sense Key : Aborted Command [current] ",
+		  true },
+		{ "6,923,1600300,-;sd 2:0:0:0: [sdb] tag#7 Add. Sense: Nak/ack timeout",
+		  true },
+		{ "6,924,1600400,-;sd 2:0:0:0: [sdb] tag#7 CDB: Write(10) 2a 00 00 00 08 00 00 08 00 00",
+		  true },
+		{ "6,925,1600500,-;sd 3:0:0:0: [sdc] tag#5 Done: NEEDS_RETRY Result: hostbyte=DID_ERROR driverbyte=DRIVER_OK cmd_age=0s",
+		  false },
+		{ "6,926,1600600,-;sd 2:0:0:0: [sdb] tag#3 uas_eh_abort_handler 0 uas-tag 4 inflight: CMD OUT ",
+		  false },
+		{ "not a record", false },
+	};
+	const char *msg;
+	uint64_t ts = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		EXPECT_EQ(c[i].scsi, bf_kmsg_scsi(c[i].rec, &uas, &ts, &msg)) {
+			TH_LOG("record %zu", i);
+		}
+	EXPECT_TRUE(bf_kmsg_scsi(c[0].rec, &uas, &ts, &msg));
+	EXPECT_EQ(1600000ull, ts);
+	EXPECT_EQ(0, strncmp(msg, "sd 2:0:0:0: [sdb] tag#5 Done:", 29));
 }
 
 TEST(temperature_files)

@@ -139,4 +139,45 @@ TEST(boot_modules_latency_host)
 	bf_runsum_free(&r);
 }
 
+/*
+ * The disk's SCSI results (from the tracepoint) and the kernel log's lines
+ * about them: how they were recorded, the first few of each, and all of
+ * them counted.
+ */
+TEST(scsi_results)
+{
+	static const char t[] =
+		"# blkfloor-trace v1\n"
+		"# scsi_results: scsi:scsi_dispatch_cmd_done, results other than 0 (/sys/kernel/debug/tracing)\n"
+		"index,start_s,end_s,bytes,ios,errors,MBps,lat_min_us,lat_mean_us,lat_p50_us,lat_p99_us,lat_p999_us,lat_max_us,bytes_total\n"
+		"0,0,1,1000000,8,0,1.000,1,2,3,40,50,60,1000000\n"
+		"# scsi_result: 0.500000 WRITE_10 lba=2048 host=DID_ERROR status=SAM_STAT_GOOD sense=0x0/0x0/0x0\n"
+		"# kmsg: 0.500100 sd 6:0:0:0: [sda] tag#5 Done: NEEDS_RETRY Result: hostbyte=DID_ERROR driverbyte=DRIVER_OK cmd_age=0s\n"
+		"# scsi_result: 0.700000 WRITE_10 lba=4096 host=DID_ERROR status=SAM_STAT_GOOD sense=0x0/0x0/0x0\n"
+		"# scsi_result: 0.800000 WRITE_10 lba=6144 host=DID_ERROR status=SAM_STAT_GOOD sense=0x0/0x0/0x0\n"
+		"# scsi_result: 0.900000 WRITE_10 lba=8192 host=DID_ERROR status=SAM_STAT_GOOD sense=0x0/0x0/0x0\n"
+		"# scsi_result: 0.950000 WRITE_10 lba=9216 host=DID_ERROR status=SAM_STAT_GOOD sense=0x0/0x0/0x0\n"
+		"# state: done\n";
+	FILE *f = fmemopen((void *)t, sizeof(t) - 1, "r");
+	struct bf_runsum r;
+	char err[128] = "";
+
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, bf_runsum_read(f, &r, err, sizeof(err))) TH_LOG("%s", err);
+	fclose(f);
+	EXPECT_STREQ("scsi:scsi_dispatch_cmd_done, results other than 0 (/sys/kernel/debug/tracing)",
+		     r.hdr[BF_RK_SCSI_RESULTS]);
+	EXPECT_EQ(5ull, r.scsi_res_all);
+	ASSERT_EQ((size_t)BF_RS_NOTES, r.nscsi_res);
+	EXPECT_EQ(0.5, r.scsi_res[0].t);
+	EXPECT_EQ(0.9, r.scsi_res[3].t);
+	EXPECT_STREQ("WRITE_10 lba=2048 host=DID_ERROR status=SAM_STAT_GOOD sense=0x0/0x0/0x0",
+		     r.scsi_res[0].text);
+	ASSERT_EQ((size_t)1, r.nkmsg);
+	EXPECT_EQ(0.5001, r.kmsg[0].t);
+	EXPECT_STREQ("sd 6:0:0:0: [sda] tag#5 Done: NEEDS_RETRY Result: hostbyte=DID_ERROR driverbyte=DRIVER_OK cmd_age=0s",
+		     r.kmsg[0].text);
+	bf_runsum_free(&r);
+}
+
 TEST_HARNESS_MAIN
