@@ -62,6 +62,11 @@ struct cmp {
 	size_t nboots, shared;		/* boots; those holding A and B */
 	bool noboot;			/* a run without a boot id */
 	char starved[160];		/* one side starved of CPU, or "" */
+	/* SCSI errors in B: the first result and its kernel-log lines */
+	char scsi[3][400];
+	size_t nscsi;
+	const struct run *scsi_run;	/* ... the run, if recorded */
+	const struct bf_rnote *scsi_first;
 	bool json;			/* --json: refusals in JSON too */
 	bool unfinished;		/* a B run never ended */
 	char unended[256];		/* ... which ones */
@@ -690,8 +695,7 @@ static void count_why(struct bf_cmp_row *r)
 
 /*
  * SCSI errors while no I/O of B failed: the midlayer retried the commands
- * and they succeeded. (Which host and driver bytes the kernel logs only
- * with scsi_logging_level set.)
+ * and they succeeded (scsi_detail() says with what result).
  */
 static void retried(const struct cmp *c, struct bf_cmp_row *r)
 {
@@ -704,6 +708,82 @@ static void retried(const struct cmp *c, struct bf_cmp_row *r)
 			return;
 	snprintf(r->why + l, sizeof(r->why) - l,
 		 ": retried and recovered, no I/O error in B");
+}
+
+/* the value of "KEY=" in a "# scsi_result:" text, or "?" */
+static void res_field(const char *text, const char *key, char *out,
+		      size_t len)
+{
+	const char *p = strstr(text, key);
+
+	if (!p) {
+		snprintf(out, len, "?");
+		return;
+	}
+	p += strlen(key);
+	snprintf(out, len, "%.*s", (int)strcspn(p, " "), p);
+}
+
+/*
+ * SCSI errors in B: the first result the tracepoint recorded (command,
+ * host byte, status, sense) and the kernel log's first lines about it,
+ * or why they are not there.
+ */
+static void scsi_detail(struct cmp *c)
+{
+	const struct bf_runsum *rs = NULL;
+	const char *why = NULL;
+	char host[32], status[40], sense[32];
+	size_t i, k, n = 0, l;
+	bool worse = false;
+
+	c->nscsi = 0;
+	c->scsi_run = NULL;
+	c->scsi_first = NULL;
+	for (i = 0; i < c->nrow; i++)
+		worse |= !strcmp(c->row[i].name, "scsi errors") &&
+			 c->row[i].verdict == BF_CMP_WORSE;
+	if (!worse)
+		return;
+	for (i = 0; i < c->nb && !c->scsi_run; i++) {
+		if (c->B[i]->rs.nscsi_res)
+			c->scsi_run = c->B[i];
+		else if (!why && c->B[i]->rs.hdr[BF_RK_SCSI_RESULTS][0])
+			why = c->B[i]->rs.hdr[BF_RK_SCSI_RESULTS];
+	}
+	if (!c->scsi_run) {
+		snprintf(c->scsi[0], sizeof(c->scsi[0]),
+			 "host byte and status: %s",
+			 why ? why : "not recorded (no '# scsi_results:' line: an older trace)");
+		c->nscsi = 1;
+		return;
+	}
+	rs = &c->scsi_run->rs;
+	c->scsi_first = &rs->scsi_res[0];
+	res_field(c->scsi_first->text, "host=", host, sizeof(host));
+	res_field(c->scsi_first->text, "status=", status, sizeof(status));
+	res_field(c->scsi_first->text, "sense=", sense, sizeof(sense));
+	l = strcspn(c->scsi_first->text, " ");
+	if (!strncmp(c->scsi_first->text + l, " lba=", 5))
+		l += 1 + strcspn(c->scsi_first->text + l + 1, " ");
+	snprintf(c->scsi[n++], sizeof(c->scsi[0]),
+		 "the first: %.*s at %.2f s in %s: host byte %s, status %s, %s%s (scsi:scsi_dispatch_cmd_done; since Linux 5.14 a result has no driver byte)",
+		 (int)l, c->scsi_first->text, c->scsi_first->t,
+		 c->scsi_run->path, host, status,
+		 strcmp(sense, "-") ? "sense " : "no sense: this kernel's tracepoint has none",
+		 strcmp(sense, "-") ? sense : "");
+	/* the midlayer's lines about it: from just before it on */
+	for (k = 0; k < rs->nkmsg && n < 3; k++)
+		if (rs->kmsg[k].t >= c->scsi_first->t - 0.5)
+			snprintf(c->scsi[n++], sizeof(c->scsi[0]),
+				 "kernel log: %s", rs->kmsg[k].text);
+	if (n == 1 && !strncmp(rs->hdr[BF_RK_EVENTS], "not recorded", 12))
+		snprintf(c->scsi[n++], sizeof(c->scsi[0]),
+			 "kernel log: %s", rs->hdr[BF_RK_EVENTS]);
+	else if (n == 1)
+		snprintf(c->scsi[n++], sizeof(c->scsi[0]),
+			 "kernel log: nothing about it (the SCSI midlayer logs a retried command only with scsi_logging_level set)");
+	c->nscsi = n;
 }
 
 static void compute(struct cmp *c)
@@ -720,6 +800,7 @@ static void compute(struct cmp *c)
 		count_why(&c->row[i]);
 		retried(c, &c->row[i]);
 	}
+	scsi_detail(c);
 	/* the failed-run row said it as a number: the fact says why */
 	for (i = 0; i < c->nrow; i++)
 		if (!strcmp(c->row[i].name, "failed runs") &&
@@ -1235,8 +1316,12 @@ static void verdict_lines(FILE *f, const struct cmp *c)
 
 		if ((r->verdict == BF_CMP_WORSE ||
 		     (r->verdict == BF_CMP_UNSURE &&
-		      c->verdict == BF_CMP_UNSURE)) && r->why[0])
+		      c->verdict == BF_CMP_UNSURE)) && r->why[0]) {
 			fprintf(f, "  - %s\n", r->why);
+			if (!strcmp(r->name, "scsi errors"))
+				for (size_t k = 0; k < c->nscsi; k++)
+					fprintf(f, "    %s\n", c->scsi[k]);
+		}
 	}
 }
 
@@ -1407,6 +1492,25 @@ static void json(const struct cmp *c)
 		bf_json_str(&j, "starved", c->starved);
 	else
 		bf_json_null(&j, "starved");
+	if (c->nscsi) {
+		bf_json_obj_open(&j, "scsi_result");
+		if (c->scsi_first) {
+			bf_json_str(&j, "file", c->scsi_run->path);
+			bf_json_double(&j, "t", c->scsi_first->t);
+			bf_json_str(&j, "result", c->scsi_first->text);
+		} else {
+			bf_json_null(&j, "file");
+			bf_json_null(&j, "t");
+			bf_json_null(&j, "result");
+		}
+		bf_json_arr_open(&j, "lines");
+		for (i = 0; i < c->nscsi; i++)
+			bf_json_str(&j, NULL, c->scsi[i]);
+		bf_json_arr_close(&j);
+		bf_json_obj_close(&j);
+	} else {
+		bf_json_null(&j, "scsi_result");
+	}
 	json_side(&j, "a", c->A, c->na);
 	json_side(&j, "b", c->B, c->nb);
 	bf_json_obj_open(&j, "vary");

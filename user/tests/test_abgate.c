@@ -316,6 +316,37 @@ TEST_F(ab, scsi_errors_retried)
 	o = slurp(self->out);
 	EXPECT_NE(NULL, strstr(o, "scsi errors in 3 of 3 B runs")) TH_LOG("%s", o);
 	EXPECT_NE(NULL, strstr(o, "retried and recovered")) TH_LOG("%s", o);
+	/* a trace without the results: it says they were not recorded */
+	EXPECT_NE(NULL, strstr(o, "    host byte and status: not recorded (no '# scsi_results:' line: an older trace)"))
+		TH_LOG("%s", o);
+	/*
+	 * The first result from the tracepoint, and the kernel log's lines
+	 * about it: the host byte, the status, and no driver byte.
+	 */
+	sb.kmsg = "# scsi_result: 3.210000 WRITE_10 lba=2048 host=DID_ERROR status=SAM_STAT_GOOD sense=0x0/0x0/0x0\n"
+		  "# kmsg: 3.210100 sd 6:0:0:0: [sda] tag#5 Done: NEEDS_RETRY Result: hostbyte=DID_ERROR driverbyte=DRIVER_OK cmd_age=0s\n"
+		  "# kmsg: 3.210120 sd 6:0:0:0: [sda] tag#5 CDB: Write(10) 2a 00 00 00 08 00 00 08 00 00\n"
+		  "# kmsg: 3.210140 sd 6:0:0:0: [sda] tag#5 Sense Key : No Sense [current]\n";
+	sides(self, 3, &sa, &sb);
+	EXPECT_EQ(1, compare(self));
+	o = slurp(self->out);
+	EXPECT_NE(NULL, strstr(o, "    the first: WRITE_10 lba=2048 at 3.21 s in "))
+		TH_LOG("%s", o);
+	EXPECT_NE(NULL, strstr(o, ": host byte DID_ERROR, status SAM_STAT_GOOD, sense 0x0/0x0/0x0 (scsi:scsi_dispatch_cmd_done; since Linux 5.14 a result has no driver byte)"))
+		TH_LOG("%s", o);
+	EXPECT_NE(NULL, strstr(o, "    kernel log: sd 6:0:0:0: [sda] tag#5 Done: NEEDS_RETRY Result: hostbyte=DID_ERROR driverbyte=DRIVER_OK cmd_age=0s\n"
+				  "    kernel log: sd 6:0:0:0: [sda] tag#5 CDB: Write(10)"))
+		TH_LOG("%s", o);
+	/* the first lines only */
+	EXPECT_EQ(NULL, strstr(o, "Sense Key")) TH_LOG("%s", o);
+	/* a result without a line in the kernel log: said so */
+	sb.kmsg = "# scsi_result: 3.210000 WRITE_10 lba=2048 host=DID_ERROR status=SAM_STAT_GOOD sense=0x0/0x0/0x0\n";
+	sides(self, 3, &sa, &sb);
+	EXPECT_EQ(1, compare(self));
+	o = slurp(self->out);
+	EXPECT_NE(NULL, strstr(o, "    kernel log: nothing about it (the SCSI midlayer logs a retried command only with scsi_logging_level set)"))
+		TH_LOG("%s", o);
+	sb.kmsg = NULL;
 	/* and when the run saw I/O errors too, it does not say so */
 	sb.errors = 1;
 	sides(self, 3, &sa, &sb);
