@@ -1001,10 +1001,35 @@ static void module_change(const struct cmp *c, char *a, char *b, size_t len)
 static void module_lines(FILE *f, const struct cmp *c, char *same,
 			 size_t slen)
 {
-	char names[16][32], x[128], y[128], label[40];
+	char names[16][32], x[128], y[128], label[40], all[400] = "",
+	     one[200] = "";
 	size_t k, n = module_names(c, names, 16), l;
 	bool any = false;
 
+	/* another kernel rebuilds them all: one line */
+	if (c->fac.vary == BF_FACTOR_KERNEL) {
+		for (k = 0; k < n; k++) {
+			side_module(x, sizeof(x), c->A, c->na, names[k]);
+			side_module(y, sizeof(y), c->B, c->nb, names[k]);
+			if (!strcmp(x, y))
+				continue;
+			if (!strcmp(x, "-") || !strcmp(y, "-")) {
+				l = strlen(one);
+				snprintf(one + l, sizeof(one) - l, "%s%s only in %s",
+					 l ? ", " : "", names[k],
+					 strcmp(x, "-") ? "A" : "B");
+				continue;
+			}
+			l = strlen(all);
+			snprintf(all + l, sizeof(all) - l, "%s%s",
+				 l ? ", " : "", names[k]);
+		}
+		if (all[0] || one[0])
+			fprintf(f, LABEL "another build of each (the kernel's): %s%s%s%s\n",
+				"modules", all, one[0] ? " (" : "", one,
+				one[0] ? ")" : "");
+		return;
+	}
 	for (k = 0; k < n; k++) {
 		side_module(x, sizeof(x), c->A, c->na, names[k]);
 		side_module(y, sizeof(y), c->B, c->nb, names[k]);
@@ -1216,7 +1241,7 @@ static void factor_line(FILE *f, const struct cmp *c)
 		fprintf(f, "unknown: %s records no setup (not a blkfloor trace)\n",
 			x->unknown);
 	else if (x->vary == BF_FACTOR_NONE)
-		fprintf(f, "nothing the traces record differs (one setup run again, or a change they do not record: --vary names it)\n");
+		fprintf(f, "nothing the traces record differs (one setup run again, or a change they do not record)\n");
 	else if (x->unknown[0])
 		fprintf(f, "%s (--vary; not checked: %s records no setup)\n",
 			name, x->unknown);

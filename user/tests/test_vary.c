@@ -220,6 +220,39 @@ TEST_F(vary, kernel_fallback_and_kernel_with_quirk)
 		TH_LOG("%s", e);
 }
 
+/*
+ * A kernel A/B rebuilds every module: one line says so rather than a pair
+ * of lines per module, which are an outcome of the kernel.
+ */
+TEST_F(vary, kernel_ab_modules_in_one_line)
+{
+	struct spec sa = base, sb = base;
+	char *o;
+
+	sa.modules = "sd_mod 143f49d511ea, uas 2a4ed087244a, usb_storage 0665ac40c1e0";
+	sb.modules = "sd_mod ee90296ae6d8, uas 3beed5a996b4, usb_storage da3a14a7c261, xhci_hcd a969314c3d6d";
+	sb.kernel = "6.13.0-rc1";
+	sides(self, &sa, &sb, NULL);
+	EXPECT_EQ(0, compare(self)) TH_LOG("%s", err_of(self));
+	o = slurp(self->out);
+	EXPECT_NE(NULL, strstr(o, "\n  modules      another build of each (the kernel's): sd_mod, uas, usb_storage (xhci_hcd only in B)\n"))
+		TH_LOG("%s", o);
+	EXPECT_EQ(NULL, strstr(o, "uas.ko")) TH_LOG("%s", o);
+}
+
+/* Nothing recorded differs: said without offering --vary for it. */
+TEST_F(vary, nothing_differs)
+{
+	struct spec sa = base, sb = base;
+	char *o;
+
+	sides(self, &sa, &sb, NULL);
+	EXPECT_EQ(0, compare(self)) TH_LOG("%s", err_of(self));
+	o = slurp(self->out);
+	EXPECT_NE(NULL, strstr(o, "under test   nothing the traces record differs (one setup run again, or a change they do not record)\n"))
+		TH_LOG("%s", o);
+}
+
 /* A workload A/B (another block size) is one factor too: compared. */
 TEST_F(vary, block_size_ab)
 {
