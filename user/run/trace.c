@@ -3,6 +3,7 @@
  * Trace writing.
  */
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -218,11 +219,12 @@ size_t bf_trace_fmt_run_lat(char *buf, size_t len, const struct bf_hist *h,
 
 	if (!h->total)
 		return 0;
+	/* A bucket reads as its upper edge, which can lie past the maximum. */
 	n = snprintf(buf, len,
 		     "# run_latency_us: p50=%.3f p99=%.3f p999=%.3f max=%.3f ios=%llu\n",
-		     bf_hist_percentile(h, 50) / 1e3,
-		     bf_hist_percentile(h, 99) / 1e3,
-		     bf_hist_percentile(h, 99.9) / 1e3, max_ns / 1e3,
+		     fmin(bf_hist_percentile(h, 50), max_ns) / 1e3,
+		     fmin(bf_hist_percentile(h, 99), max_ns) / 1e3,
+		     fmin(bf_hist_percentile(h, 99.9), max_ns) / 1e3, max_ns / 1e3,
 		     (unsigned long long)h->total);
 	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
 }

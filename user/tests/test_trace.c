@@ -192,6 +192,11 @@ TEST(boot_modules_and_run_latency)
 	EXPECT_EQ(0, strncmp(line, "# run_latency_us: p50=", 22)) TH_LOG("%s", line);
 	EXPECT_LT(fabs(strtod(line + 22, NULL) - 100), 2) TH_LOG("%s", line);
 	EXPECT_NE(NULL, strstr(line, " max=10000.000 ios=100\n")) TH_LOG("%s", line);
+	/* A bucket's value is its upper edge: no percentile above the maximum */
+	len = bf_trace_fmt_run_lat(line, sizeof(line), &h, 9900000);
+	ASSERT_NE(NULL, strstr(line, " p999=")) TH_LOG("%s", line);
+	EXPECT_LE(strtod(strstr(line, " p999=") + 6, NULL), 9900.0) TH_LOG("%s", line);
+	EXPECT_LE(strtod(strstr(line, " p99=") + 5, NULL), 9900.0) TH_LOG("%s", line);
 	bf_hist_reset(&h);
 	EXPECT_EQ(0U, bf_trace_fmt_run_lat(line, sizeof(line), &h, 0));
 }
