@@ -366,6 +366,7 @@ suite "LAVA definitions" /usr/bin/python3 scripts/lava-check.py
 suite "selftests config" python3 scripts/config-check.py
 suite "selftests config check" python3 scripts/config-check.py --self-test
 suite "skip check" python3 scripts/skip-check.py --self-test
+suite "kselftest comparison" scripts/test-kselftest-guest.sh --self-test
 suite "shards of the guest tests" python3 scripts/guest-shards.py --self-test
 suite "spec schema and structs" python3 selftests/kmod/spec_check.py
 # The regression set of simulated curves (classification.rst): its score is printed,
