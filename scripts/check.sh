@@ -177,6 +177,10 @@ finish() {
 		k=${k%.log}
 		sed -n "s|^# \([a-z]*/[0-9]*\): took \([0-9]*\) s, guest CPU \([0-9.]*\) s$|\2 \1 (${k%%_part_*}; CPU \3 s)|p" "$l"
 	done | sort -rn | head -10 | sed 's/^/#   /'
+	# how much the host starved the measurements, and which passes stand on
+	# a starved window
+	l=$(ls "$logdir"/guest_*.log 2>/dev/null)
+	[ -z "$l" ] || python3 scripts/starved.py $l
 	echo
 	if [ ${#failures[@]} -gt 0 ]; then
 		echo "# failures:"
