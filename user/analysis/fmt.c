@@ -169,3 +169,50 @@ void bf_fmt_num(char *buf, size_t len, double v)
 	else
 		snprintf(buf, len, "%.3g", v);
 }
+
+/* a standard deviation in two significant digits, never in e-notation */
+static void fmt_sd(char *buf, size_t len, double sd)
+{
+	if (sd == 0)
+		snprintf(buf, len, "0");
+	else if (sd >= 10)
+		snprintf(buf, len, "%.0f", sd);
+	else if (sd >= 0.001)
+		snprintf(buf, len, "%.2g", sd);
+	else
+		snprintf(buf, len, "<0.001");
+}
+
+/*
+ * The decimals bf_fmt_num() gives a number of @v's size (an integer-valued
+ * one as if it were not), or -1 when it uses an exponent or @v is zero.
+ */
+static int num_decimals(double v)
+{
+	double a = fabs(v);
+
+	if (a >= 1e9 || a < 1e-4)
+		return -1;
+	if (a >= 1000)
+		return 0;
+	if (a >= 10)
+		return 1;
+	return 2 - (int)floor(log10(a));
+}
+
+/*
+ * The spread is given no finer than the mean's last digit: finer digits
+ * would claim a precision the mean beside it does not show.
+ */
+void bf_fmt_mean_sd(char *buf, size_t len, double mean, double sd)
+{
+	char x[BF_FMT_LEN], y[BF_FMT_LEN];
+	int d = num_decimals(mean);
+
+	bf_fmt_num(x, sizeof(x), mean);
+	if (sd > 0 && d >= 0 && 1 - (int)floor(log10(sd)) > d)
+		snprintf(y, sizeof(y), "%.*f", d, sd);
+	else
+		fmt_sd(y, sizeof(y), sd);
+	snprintf(buf, len, "%s +-%s", x, y);
+}

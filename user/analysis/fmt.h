@@ -34,6 +34,12 @@ char *bf_fmt_lat(char *buf, size_t len, double ns);
 /* A plain number: 0.123, 1.23, 12.3, 123.4, 12345 (no exponent below 10^9) */
 void bf_fmt_num(char *buf, size_t len, double v);
 
+/*
+ * A mean and standard deviation over several runs, as compare's cells
+ * print them: "205.5 +-31", "512 +-0".
+ */
+void bf_fmt_mean_sd(char *buf, size_t len, double mean, double sd);
+
 #define BF_FMT_LEN 32
 
 #endif /* BLKFLOOR_FMT_H */

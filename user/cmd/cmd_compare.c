@@ -845,19 +845,6 @@ static int exit_code(enum bf_cmp_verdict v)
 
 /* ---- text and email ------------------------------------------------------- */
 
-/* a standard deviation in two significant digits, never in e-notation */
-static void fmt_sd(char *buf, size_t len, double sd)
-{
-	if (sd == 0)
-		snprintf(buf, len, "0");
-	else if (sd >= 10)
-		snprintf(buf, len, "%.0f", sd);
-	else if (sd >= 0.001)
-		snprintf(buf, len, "%.2g", sd);
-	else
-		snprintf(buf, len, "<0.001");
-}
-
 /*
  * "300.2", "300.2 +-4.1" over several runs, "2 in 1/3 runs" for a count
  * over several runs; "-" when not measured
@@ -866,11 +853,9 @@ static void cell(char *buf, size_t len, const struct bf_cmp_row *r, bool b)
 {
 	size_t n = b ? r->nb : r->na;
 	double m = b ? r->mb : r->ma, s = b ? r->sb : r->sa, tot;
-	char x[20], y[20];
+	char x[BF_FMT_LEN];
 	size_t k;
 
-	bf_fmt_num(x, sizeof(x), m);
-	fmt_sd(y, sizeof(y), s);
 	if (!n) {
 		snprintf(buf, len, "-");
 	} else if (r->kind == BF_CMP_COUNT && n > 1) {
@@ -878,9 +863,9 @@ static void cell(char *buf, size_t len, const struct bf_cmp_row *r, bool b)
 		bf_fmt_num(x, sizeof(x), tot);
 		bf_fmt(buf, len, "%s in %zu/%zu runs", x, k, n);
 	} else if (n > 1) {
-		snprintf(buf, len, "%s +-%s", x, y);
+		bf_fmt_mean_sd(buf, len, m, s);
 	} else {
-		snprintf(buf, len, "%s", x);
+		bf_fmt_num(buf, len, m);
 	}
 }
 

@@ -216,4 +216,38 @@ TEST(plain_numbers)
 	}
 }
 
+/*
+ * compare's cells over several runs: the spread in two significant
+ * digits, but never finer than the mean's last digit ("512.0 +-0.0015"
+ * and "512.0 +-<0.001" claimed a precision the mean does not show).
+ */
+TEST(mean_and_spread)
+{
+	static const struct {
+		double m, sd;
+		const char *s;
+	} t[] = {
+		{ 205.5, 31, "205.5 +-31" },
+		{ 1775, 373, "1775 +-373" },
+		{ 7.01, 6.7, "7.01 +-6.7" },
+		{ 2, 0.35, "2 +-0.35" },
+		{ 512, 0, "512 +-0" },
+		{ 511.9994, 0.0015, "512.0 +-0.0" },
+		{ 511.9994, 0.0004, "512.0 +-0.0" },
+		{ 0.154, 0.00112, "0.154 +-0.001" },
+		{ 1095, 0.4, "1095 +-0" },
+		{ 2, 0.0004, "2 +-0.00" },
+		{ 1.5, 0.012, "1.5 +-0.01" },
+		{ 0, 0.5, "0 +-0.5" },
+		{ 0, 0.0004, "0 +-<0.001" },
+	};
+	char b[2 * BF_FMT_LEN];
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		bf_fmt_mean_sd(b, sizeof(b), t[i].m, t[i].sd);
+		EXPECT_STREQ(t[i].s, b);
+	}
+}
+
 TEST_HARNESS_MAIN
