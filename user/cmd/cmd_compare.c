@@ -1335,9 +1335,18 @@ static void verdict_lines(FILE *f, const struct cmp *c)
 	}
 }
 
+/* a row measured on either side, and not a count of nothing */
+static bool row_shown(const struct bf_cmp_row *r)
+{
+	if (!r->na && !r->nb)
+		return false;
+	return r->kind != BF_CMP_COUNT || r->ma || r->mb;
+}
+
 static void report(FILE *f, const struct cmp *c, bool email)
 {
 	char x[48], y[48], d[32], same[512] = "";
+	int wa = 14, wb = 14;
 	size_t i;
 
 	if (email)
@@ -1356,16 +1365,25 @@ static void report(FILE *f, const struct cmp *c, bool email)
 		fprintf(f, "  the same on A and B: %s\n", same);
 	if (c->differs[0])
 		fprintf(f, "  NOT COMPARABLE (--force): %s\n", c->differs);
-	fprintf(f, "\n%-17s %14s %14s %9s  %s\n", "", "A", "B", "change",
+	/* 14 columns a side, wider where a cell needs it (two spaces apart) */
+	for (i = 0; i < c->nrow; i++) {
+		if (!row_shown(&c->row[i]))
+			continue;
+		cell(x, sizeof(x), &c->row[i], false);
+		cell(y, sizeof(y), &c->row[i], true);
+		if ((int)strlen(x) >= wa)
+			wa = (int)strlen(x) + 1;
+		if ((int)strlen(y) >= wb)
+			wb = (int)strlen(y) + 1;
+	}
+	fprintf(f, "\n%-17s %*s %*s %9s  %s\n", "", wa, "A", wb, "B", "change",
 		"verdict");
 	for (i = 0; i < c->nrow; i++) {
 		const struct bf_cmp_row *r = &c->row[i];
 		char name[40];
 
-		if (!r->na && !r->nb)
-			continue;	/* measured on neither side */
-		if (r->kind == BF_CMP_COUNT && !r->ma && !r->mb)
-			continue;	/* nothing to count on either side */
+		if (!row_shown(r))
+			continue;
 		snprintf(name, sizeof(name), "%s%s%s", r->name,
 			 r->unit[0] ? " " : "", r->unit);
 		cell(x, sizeof(x), r, false);
@@ -1376,7 +1394,7 @@ static void report(FILE *f, const struct cmp *c, bool email)
 			snprintf(d, sizeof(d), "%9s", "from 0");
 		else
 			bf_fmt_change(d, sizeof(d), r->ma, r->mb);
-		fprintf(f, "%-17.17s %14s %14s %9s  %s\n", name, x, y, d,
+		fprintf(f, "%-17.17s %*s %*s %9s  %s\n", name, wa, x, wb, y, d,
 			bf_cmp_verdict_name(r->verdict));
 		/* each side's mean is over the bytes every run wrote, so
 		 * A's depends on B: say over what */

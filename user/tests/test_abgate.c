@@ -285,6 +285,33 @@ TEST_F(ab, several_runs_readable)
 	EXPECT_EQ(NULL, strstr(o, "0.333")) TH_LOG("%s", o);
 }
 
+/*
+ * Cells wider than the column (a count over six runs) still stand apart:
+ * at least two spaces between the name, A and B.
+ */
+TEST_F(ab, wide_cells_stand_apart)
+{
+	struct spec sa = base, sb = base;
+	char *o, *l;
+	size_t i;
+
+	sb.scsi_err = 20;
+	sides(self, 6, &sa, &sb);
+	sa.scsi_err = 5;
+	write_trace(self->a[0], &sa);
+	EXPECT_EQ(1, compare(self));
+	o = slurp(self->out);
+	l = strstr(o, "\nscsi errors ");
+	ASSERT_NE(NULL, l) TH_LOG("%s", o);
+	l = strstr(l, "5 in 1/6 runs");
+	ASSERT_NE(NULL, l) TH_LOG("%s", o);
+	l += strlen("5 in 1/6 runs");
+	for (i = 0; l[i] == ' '; i++)
+		;
+	EXPECT_LE(2U, i) TH_LOG("%s", o);
+	EXPECT_EQ(0, strncmp(l + i, "120 in 6/6 runs", 15)) TH_LOG("%s", o);
+}
+
 /* Zero spread on both sides: said in words, not as t = inf. */
 TEST_F(ab, zero_spread_in_words)
 {
