@@ -12,7 +12,8 @@
 #           each in a boot of its own).
 # blkfloor compare must call the rebuild no regression (within one boot
 # and across boots) and each fault a regression naming its row: v1
-# requests per bio or request size, v2 latency or rate, v3 SCSI errors.
+# requests per bio or request size, v2 latency or rate, v3 SCSI errors
+# retried and recovered, with the host byte (DID_ERROR) it set.
 # Across single boots a rate or latency change is inconclusive by design
 # (the noise between boots is unknown), so v2 across boots must only not
 # be called "no regression". KTAP on standard output; the emails of the
@@ -88,8 +89,8 @@ if [ $booted = 0 ]; then
 fi
 result $((1 - booted)) "three boots ran every step"
 
-cmp_ab() { # name expect-exit-test grep-reasons A-glob B-glob [email]
-	local name=$1 want=$2 why=$3 a=$4 b=$5 got
+cmp_ab() { # name expect-exit-test grep-reasons A-glob B-glob [scsi-result]
+	local name=$1 want=$2 why=$3 a=$4 b=$5 res=${6:-} got
 	# shellcheck disable=SC2086
 	user/blkfloor compare $a -- $b --json >"$out/$name.json" 2>"$out/$name.err"
 	got=$?
@@ -101,12 +102,16 @@ cmp_ab() { # name expect-exit-test grep-reasons A-glob B-glob [email]
 		result 1 "$name"
 		return
 	fi
+	# the reasons, and the first SCSI result compare quotes
 	if [ -n "$why" ] && ! python3 -c '
 import json, re, sys
 d = json.load(open(sys.argv[1]))
-sys.exit(0 if any(re.search(sys.argv[2], r) for r in d["reasons"]) else 1)
-' "$out/$name.json" "$why"; then
-		echo "# $name: no reason matches /$why/"
+ok = any(re.search(sys.argv[2], r) for r in d["reasons"])
+if sys.argv[3]:
+    ok = ok and re.search(sys.argv[3], (d.get("scsi_result") or {}).get("result", ""))
+sys.exit(0 if ok else 1)
+' "$out/$name.json" "$why" "$res"; then
+		echo "# $name: no reason matches /$why/${res:+, or no SCSI result /$res/}"
 		sed 's/^/# /' "$out/$name.email"
 		result 1 "$name"
 		return
@@ -116,15 +121,17 @@ sys.exit(0 if any(re.search(sys.argv[2], r) for r in d["reasons"]) else 1)
 
 if [ $booted = 1 ]; then
 	o=$out
+	# v3's errors are retried: said so, with the host byte it set
+	v3why="scsi errors .*retried and recovered, no I/O error in B"
 	cmp_ab v0_interleaved_no_regression "!= 1 -a \$got != 2" "" "$o/v0-a?.trace" "$o/v0-b?.trace"
 	cmp_ab v1_interleaved_request_size "= 1" "requests/bio|request size" "$o/v1-a?.trace" "$o/v1-b?.trace"
 	cmp_ab v2_interleaved_latency "= 1" "latency|MB/s" "$o/v2-a?.trace" "$o/v2-b?.trace"
-	cmp_ab v3_interleaved_scsi_errors "= 1" "scsi errors" "$o/v3-a?.trace" "$o/v3-b?.trace"
+	cmp_ab v3_interleaved_scsi_errors "= 1" "$v3why" "$o/v3-a?.trace" "$o/v3-b?.trace" host=DID_ERROR
 	cmp_ab v0_boots_writes_no_regression "!= 1 -a \$got != 2" "" "$o/x-a-w?.trace" "$o/x-v0-w?.trace"
 	cmp_ab v0_boots_reads_no_regression "!= 1 -a \$got != 2" "" "$o/x-a-r?.trace" "$o/x-v0-r?.trace"
 	cmp_ab v1_boots_request_size "= 1" "requests/bio|request size" "$o/x-a-w?.trace" "$o/x-v1-w?.trace"
 	cmp_ab v2_boots_not_clean "!= 0 -a \$got != 2" "" "$o/x-a-r?.trace" "$o/x-v2-r?.trace"
-	cmp_ab v3_boots_scsi_errors "= 1" "scsi errors" "$o/x-a-w?.trace" "$o/x-v3-w?.trace"
+	cmp_ab v3_boots_scsi_errors "= 1" "$v3why" "$o/x-a-w?.trace" "$o/x-v3-w?.trace" host=DID_ERROR
 	for v in v1 v2; do
 		echo "# --- the email of the interleaved $v comparison ---"
 		sed 's/^/# /' "$out/${v}_interleaved_"*.email
