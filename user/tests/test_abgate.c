@@ -382,6 +382,52 @@ TEST_F(ab, scsi_errors_retried)
 }
 
 /*
+ * One side starved of CPU (steal time, or its kthread waiting for a CPU)
+ * in a boot A and B share: its rates and latency say more about the host
+ * than the change. B at half A's rate is then inconclusive, and the
+ * verdict says which side was starved and how much; starved on both
+ * sides, or on neither, the rule is the usual one.
+ */
+TEST_F(ab, starved_side_is_named)
+{
+	static const char fed[] = "steal_pct=0.0 thread_cpu_s=1.9 thread_wait_s=0.02 run_s=2.0";
+	static const struct {
+		const char *a, *b;	/* "# host_cpu:", none if NULL */
+		int exit;
+		const char *says;	/* NULL: no side named */
+	} t[] = {
+		{ NULL, "steal_pct=0.0 thread_cpu_s=1.0 thread_wait_s=0.5 run_s=2.0",
+		  3, "B starved of CPU in 3 of 3 runs (steal or waiting for a CPU up to 25 % of the run; A up to 0 %)" },
+		{ fed, "steal_pct=40.0 run_s=2.0",
+		  3, "B starved of CPU in 3 of 3 runs (steal or waiting for a CPU up to 40 % of the run; A up to 1 %)" },
+		{ "steal_pct=30.0 run_s=2.0", fed,
+		  3, "A starved of CPU in 3 of 3 runs (steal or waiting for a CPU up to 30 % of the run; B up to 1 %)" },
+		{ fed, fed, 1, NULL },
+		{ NULL, NULL, 1, NULL },
+		{ "steal_pct=30.0 run_s=2.0", "steal_pct=30.0 run_s=2.0", 1, NULL },
+	};
+	struct spec sa = base, sb = base;
+	size_t i;
+	char *o;
+
+	sa.boot_id = sb.boot_id = BOOT1;
+	sb.mbps = 150;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		sa.host_cpu = t[i].a;
+		sb.host_cpu = t[i].b;
+		sides(self, 3, &sa, &sb);
+		EXPECT_EQ(t[i].exit, compare(self)) TH_LOG("case %zu", i);
+		o = slurp(self->out);
+		if (t[i].says) {
+			EXPECT_NE(NULL, strstr(o, t[i].says)) TH_LOG("case %zu: %s", i, o);
+			EXPECT_NE(NULL, strstr(o, "verdict: inconclusive")) TH_LOG("case %zu: %s", i, o);
+		} else {
+			EXPECT_EQ(NULL, strstr(o, "starved")) TH_LOG("case %zu: %s", i, o);
+		}
+	}
+}
+
+/*
  * What the kernel sent (requests per bio, request size) does not move with
  * the host's load: a split 16 times finer is a regression across single
  * boots, and when B was starved of CPU.
