@@ -8,6 +8,7 @@
 #                           on Debian's 6.1 and 6.12 kernels
 #   make check-rig          the guest rig broken on purpose (too slow for
 #                           check; CI runs both)
+#   make check-lava         the LAVA job run by lava-run on a QEMU device
 #   make demo               sustain --diagnose on an emulated UAS drive in a
 #                           guest: the cause an experiment confirms
 #   make deps               install what the above need (Debian packages)
@@ -84,6 +85,11 @@ check:
 check-rig:
 	@scripts/check.sh rig
 
+# The LAVA job (selftests/lava/) through LAVA's own dispatcher, lava-run,
+# on a QEMU device here; installs lava-dispatcher first.
+check-lava:
+	@scripts/check.sh lava
+
 # Not part of check: builds a KASAN/lockdep/kmemleak 6.12 kernel first.
 check-debug:
 	@scripts/debug-kernel.sh
@@ -126,4 +132,4 @@ clean:
 	$(MAKE) -C user clean
 	rm -rf $(BUILD)
 
-.PHONY: all module cli nlgen ksrc deps check check-rig check-debug check-ab demo bench profile install uninstall clean
+.PHONY: all module cli nlgen ksrc deps check check-rig check-lava check-debug check-ab demo bench profile install uninstall clean

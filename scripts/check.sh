@@ -29,6 +29,11 @@
 # check.sh rig (make check-rig) runs what is too slow for make check, with
 # the same counting and checks: the real rig broken on purpose, nine
 # guests of the newest kernel (scripts/test-rig.sh). CI runs both.
+# check.sh lava (make check-lava) runs the LAVA job (selftests/lava/) with
+# LAVA's own dispatcher on a QEMU device here: the kselftest tarball, the
+# job's files (scripts/lava-build.sh), lava-run and its per-test results
+# (scripts/lava-run.sh). It installs lava-dispatcher first (129 Debian
+# packages), which make check does not need.
 #
 # Each suite prints KTAP. CHECK_KERNELS="6.1.0-57-amd64 ..." overrides the
 # kernels; CHECK_TESTS="basic/* run/*" selects guest tests;
@@ -45,12 +50,13 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
-# (check, or rig: make check-rig)
+# (check, rig: make check-rig, or lava: make check-lava)
 mode=${1:-check}
 case $mode in
 check) target=check logdir=$top/build/check ;;
 rig) target=check-rig logdir=$top/build/check-rig ;;
-*) echo "usage: $0 [rig]" >&2; exit 2 ;;
+lava) target=check-lava logdir=$top/build/check-lava ;;
+*) echo "usage: $0 [rig|lava]" >&2; exit 2 ;;
 esac
 mkdir -p "$logdir"
 
@@ -192,7 +198,9 @@ finish() {
 }
 
 echo "# blkfloor make $target, $(date -u +%FT%TZ), $(git rev-parse --short HEAD 2>/dev/null)"
-scripts/deps.sh || { echo "check: installing dependencies failed" >&2; echo "0 passed, 1 failed"; exit 1; }
+extra=()
+[ "$mode" != lava ] || extra=(lava-dispatcher)
+scripts/deps.sh "${extra[@]}" || { echo "check: installing dependencies failed" >&2; echo "0 passed, 1 failed"; exit 1; }
 make -s ksrc || { echo "0 passed, 1 failed"; exit 1; }
 
 if [ -z "${CHECK_KERNELS:-}" ]; then
@@ -223,6 +231,22 @@ if [ "$mode" = rig ]; then
 	fi
 	suite "build $newest" single "module builds on $newest" scripts/build-module.sh "$newest"
 	SUITE_WHERE=$newest suite "rig $newest" scripts/test-rig.sh "$newest"
+	finish
+fi
+
+# ---- make check-lava --------------------------------------------------
+# The kselftest tarball (scripts/test-kselftest.sh builds and checks it),
+# the job's three files for Debian's 6.12 kernel, then the job itself.
+if [ "$mode" = lava ]; then
+	k612=$(printf '%s\n' $CHECK_KERNELS | grep '^6\.12\.' | sort -V | tail -1)
+	make -s -C user all >"$logdir/user-build.log" 2>&1 ||
+		{ cat "$logdir/user-build.log"; failures+=("user: the CLI does not build"); failed=$((failed + 1)); }
+	suite "kselftest target" scripts/test-kselftest.sh
+	suite "build $k612" single "module builds on $k612" scripts/build-module.sh "$k612"
+	suite "LAVA files" single "kernel, ramdisk and kselftest tarball for $k612 (scripts/lava-build.sh)" \
+		scripts/lava-build.sh "$k612"
+	SUITE_WHERE=$k612 suite "lava-run $k612" scripts/lava-run.sh
+	suite "LAVA results" python3 scripts/lava-results.py --self-test
 	finish
 fi
 

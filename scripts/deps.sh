@@ -15,8 +15,9 @@ pkgs=(qemu-system-x86 qemu-utils busybox-static kmod cpio xz-utils zstd
       # man page), dmsetup (dm-flakey), rsync (kselftest install), and
       # what the guests use from the host's root
       iproute2 groff dmsetup rsync util-linux procps
-      # LAVA's own job schema (scripts/lava-check.py; lava-dispatcher is
-      # not here: it pulls 127 packages, lvm2, mdadm and a perl upgrade)
+      # LAVA's own job schema (scripts/lava-check.py; lava-dispatcher,
+      # 129 packages with lvm2, mdadm and gawk, only for make check-lava,
+      # which names it as an extra package)
       lava-common
       "$@")
 

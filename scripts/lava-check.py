@@ -12,7 +12,8 @@
 #     quick, and every test quick lists);
 #   - ksft-lava.sh turns run_kselftest.sh's KTAP into the right LAVA
 #     results (pass, fail, skip, a timeout, a short run);
-#   - kernelci.yaml names the collection and schedules its job;
+#   - qemu-tcg-device.yaml, the device make check-lava runs the job on,
+#     runs QEMU under TCG and has what lava-run needs;
 #   - broken copies (an unknown key, a missing boot method, a wrong test
 #     definition format, a test timeout longer than the job's) are refused:
 #     the checks above can fail.
@@ -142,16 +143,20 @@ def lava_results():
     return "pass, fail, skip, timeout and a short run reported as LAVA results"
 
 
-def kernelci():
-    k = load("kernelci.yaml")
-    job = k["jobs"]["kselftest-blkfloor"]
-    if job["params"]["collections"] != "drivers/block/blkfloor":
-        raise ValueError("collection %r" % job["params"]["collections"])
-    if job["params"].get("test_method") != "kselftest" or job.get("kind") != "job":
-        raise ValueError("not a kselftest job")
-    if not any(s["job"] == "kselftest-blkfloor" for s in k["scheduler"]):
-        raise ValueError("no scheduler entry")
-    return "job kselftest-blkfloor, collection drivers/block/blkfloor, scheduled"
+def device():
+    d = load("qemu-tcg-device.yaml")
+    q = d["actions"]["boot"]["methods"]["qemu"]["parameters"]
+    opts = q.get("options", []) + q.get("extra", [])
+    if "boot_retry" not in d.get("constants", {}):
+        raise ValueError("no constants: boot_retry: (lava-run needs it)")
+    if "-enable-kvm" in opts or not any(o.startswith("-accel tcg") for o in opts):
+        raise ValueError("the device does not run QEMU under TCG: %s" % opts)
+    if "amd64" not in d.get("available_architectures", []):
+        raise ValueError("amd64 is not an available architecture")
+    job = load("qemu-job.yaml")
+    if job.get("context", {}).get("arch") != "amd64":
+        raise ValueError("the job's context names no arch amd64")
+    return "TCG (%s), boot_retry set, amd64" % " ".join(o for o in opts if "tcg" in o)
 
 
 def refused(what, fn, data):
@@ -192,7 +197,7 @@ check("testdef_schema", testdef_valid)
 check("inline_testdef", inline_same)
 check("testdef_steps", steps_exist)
 check("ksft_lava_results", lava_results)
-check("kernelci_entry", kernelci)
+check("tcg_device", device)
 check("broken_refused", broken)
 
 print("KTAP version 1")
