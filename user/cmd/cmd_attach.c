@@ -56,7 +56,8 @@ static int do_attach(int argc, char **argv)
 	struct bf_progress p;
 	struct bf_tracer t;
 	uint64_t bytes, ns;
-	uint64_t from = 0;
+	uint64_t from = 0, v;
+	bool resumed = false;
 	uint32_t id;
 	struct bf_ctx c;
 	char err[160];
@@ -65,11 +66,27 @@ static int do_attach(int argc, char **argv)
 	if (bf_opts_parse(&o, argc, argv, BF_OPT(TRACE) | BF_OPT(QUIET) |
 			  BF_OPT(JSON), 1, 1, err, sizeof(err)))
 		return bf_usage(argv[0], err);
+	/*
+	 * A trace that exists is checked (and locked) before the module is
+	 * asked anything: a file this run cannot be appended to is refused
+	 * as it is. A new one is created only once the run is known.
+	 */
+	if (bf_parse_uint(o.pos[0], UINT32_MAX, &v))
+		return bf_usage(argv[0], "ID must be a run id (see blkfloor list)");
+	id = (uint32_t)v;
+	if (o.trace && !access(o.trace, F_OK)) {
+		if (bf_tracer_resume(&t, o.trace, id, 0, &from))
+			return EXIT_REFUSED;
+		resumed = true;
+	}
 	ret = open_run(o.pos[0], argv[0], &c, &id, &ri);
-	if (ret)
+	if (ret) {
+		if (resumed)
+			bf_tracer_close(&t);
 		return ret;
-	if (o.trace && bf_tracer_resume(&t, o.trace, id, 0, &from)) {
-		ret = EXIT_USAGE;
+	}
+	if (o.trace && !resumed && bf_tracer_resume(&t, o.trace, id, 0, &from)) {
+		ret = EXIT_REFUSED;
 		goto out;
 	}
 	if (o.trace)
@@ -146,7 +163,7 @@ static int do_dump(int argc, char **argv)
 	if (o.trace) {
 		if (bf_tracer_create(&t, o.trace, o.force,
 				     bf_trace_expect_bytes(ri.intervals), 0)) {
-			ret = EXIT_USAGE;
+			ret = EXIT_REFUSED;
 			goto out;
 		}
 	} else {

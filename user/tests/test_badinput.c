@@ -775,6 +775,55 @@ TEST(stability_swapped)
 	EXPECT_EQ(0, system(rd));
 }
 
+/*
+ * attach --trace FILE appends to FILE: a file it could not append to is
+ * refused before the module is asked anything (the host that runs this
+ * has none loaded), with exit 2, and left as it was.
+ */
+TEST(attach_trace_checked_first)
+{
+	static const struct { const char *name, *word; } bad[] = {
+		{ "binary", "not a blkfloor trace" },
+		{ "complete", "complete already" },
+		{ "other-run", "is of run" },
+		{ "directory", "trace" },
+	};
+	static char before[65536];
+	char dir[] = "/tmp/bf-attach-XXXXXX", path[96];
+	char *argv[] = { "blkfloor", "attach", "7", "--trace", path, NULL };
+	struct result *res = calloc(1, sizeof(*res));
+
+	ASSERT_NE(NULL, res);
+	ASSERT_NE(NULL, mkdtemp(dir));
+	ASSERT_TRUE(find_bin()) TH_LOG("no %s: make -C user blkfloor", bin);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, bad[i].name);
+		if (!strcmp(bad[i].name, "binary")) {
+			put(path, "\x7f\x45\x4c\x46\x02\x01\x00\xff\n", 9);
+		} else if (!strcmp(bad[i].name, "directory")) {
+			ASSERT_EQ(0, mkdir(path, 0700));
+		} else if (!strcmp(bad[i].name, "complete")) {
+			trace(path, "write", "uas", false, false);
+		} else {
+			puts_file(path, BF_TRACE_MAGIC "\n# run_id: 3\n"
+				  BF_TRACE_HEADER "\n");
+		}
+		snprintf(before, sizeof(before), "%s", slurp(path) ?: "");
+		run_bin(dir, argv, res);
+		EXPECT_EQ(2, res->exit) TH_LOG("%s: exit %d: %s", bad[i].name,
+					       res->exit, res->err);
+		EXPECT_NE(NULL, strstr(res->err, bad[i].word))
+			TH_LOG("%s: %s", bad[i].name, res->err);
+		EXPECT_EQ(NULL, strstr(res->err, "netlink"))
+			TH_LOG("%s: asked the module first: %s", bad[i].name, res->err);
+		EXPECT_EQ(1, lines(res->err)) TH_LOG("%s: %s", bad[i].name, res->err);
+		EXPECT_STREQ(before, slurp(path) ?: "") TH_LOG("%s changed", bad[i].name);
+	}
+	free(res);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	EXPECT_EQ(0, system(path));
+}
+
 /* The table names no command that does not exist. */
 TEST(the_table_names_real_commands)
 {
