@@ -177,16 +177,16 @@ int bf_preflight(struct bf_ctx *c, const struct bf_opts *o,
 {
 	c->trace = NULL;
 	if (c->dev && check_identity(c))
-		return EXIT_USAGE;
+		return EXIT_REFUSED;
 	if (o->temp_file && access(o->temp_file, R_OK)) {
 		fprintf(stderr, "blkfloor: --temp-file %s: %s\n", o->temp_file,
 			strerror(errno));
-		return EXIT_USAGE;
+		return EXIT_REFUSED;
 	}
 	if (!o->trace)
 		return EXIT_OK;
 	if (bf_preflight_trace(c, o->trace, o->force, req, t))
-		return EXIT_USAGE;
+		return EXIT_REFUSED;
 	c->trace = t;
 	return EXIT_OK;
 }
@@ -200,7 +200,7 @@ int bf_preflight_trace(const struct bf_ctx *c, const char *path, bool force,
 
 	if (bf_tracer_create(t, path, force, bf_trace_expect_bytes(ivs),
 			     c->caps.size))
-		return EXIT_USAGE;
+		return EXIT_REFUSED;
 	return EXIT_OK;
 }
 

@@ -54,15 +54,15 @@ int bf_measure(struct bf_ctx *c, const struct bf_run_req *req,
  * (a block device whose sysfs name and size match), and the trace (with
  * --trace) is created (exclusively unless --force), writable, and on a
  * filesystem with room for the run's expected size. On success c->trace
- * is @t (or NULL without --trace). EXIT_OK, or EXIT_USAGE with the reason
- * printed and nothing left behind.
+ * is @t (or NULL without --trace). EXIT_OK, or EXIT_REFUSED with the reason
+ * printed (one line, no help) and nothing left behind.
  */
 int bf_preflight(struct bf_ctx *c, const struct bf_opts *o,
 		 const struct bf_run_req *req, struct bf_tracer *t);
 /*
  * The trace part of bf_preflight(), for a command with more than one trace
  * (stability): create @path for a run like @req in @t. EXIT_OK, or
- * EXIT_USAGE with the reason printed and nothing left behind. The caller
+ * EXIT_REFUSED with the reason printed and nothing left behind. The caller
  * sets c->trace to @t for the run that writes it.
  */
 int bf_preflight_trace(const struct bf_ctx *c, const char *path, bool force,
