@@ -57,8 +57,9 @@
  *
  * Output: "key=value" lines (id, state, intervals, dropped, ring, bytes for
  * runs; runs=N running=N ended=N for list; intervals=N first=I last=I gaps=N
- * intr=N empty=N maxempty=N for dumps: gaps counts jumps in the index,
- * intr messages flagged NLM_F_DUMP_INTR, empty intervals without a
+ * intr=N ugaps=N empty=N maxempty=N for dumps: gaps counts jumps in the
+ * index, intr messages flagged NLM_F_DUMP_INTR, ugaps jumps on a message
+ * not so flagged (a loss the dump did not report), empty intervals without a
  * completed I/O, maxempty the most of them in a row), then
  * "result=E" where E is 0 or the negative errno the kernel (or, for join,
  * setsockopt) returned, after msg=M, the extack message of an error, if
@@ -99,6 +100,7 @@ struct nlop {
 	unsigned long nmsg, running, ended;
 	long first, last;
 	unsigned long intr, gaps;	/* NLM_F_DUMP_INTR messages, index jumps */
+	unsigned long ugaps;		/* jumps on a message not flagged */
 	unsigned long empty, run_empty, max_empty;	/* intervals without I/O */
 	unsigned int delay_ms;		/* slowdump: pause before each recv */
 	long end_id, end_state;		/* a RUN_END_NTF seen while draining */
@@ -200,8 +202,10 @@ static void show(struct nlop *o, struct nlmsghdr *h)
 					continue;
 				if (o->first < 0)
 					o->first = aget(b);
-				else if ((long)aget(b) != o->last + 1)
-					o->gaps++;
+				else if ((long)aget(b) != o->last + 1 &&
+					 ++o->gaps &&
+					 !(h->nlmsg_flags & NLM_F_DUMP_INTR))
+					o->ugaps++;
 				o->last = aget(b);
 			}
 		}
@@ -274,6 +278,28 @@ static int error_of(struct nlop *o, struct nlmsghdr *h)
 	return e->error;
 }
 
+/*
+ * The error in an NLMSG_DONE (a dump's end): an int, then, with
+ * NLM_F_ACK_TLVS, the extack attributes; prints the message as msg=.
+ */
+static int done_of(struct nlop *o, struct nlmsghdr *h)
+{
+	size_t off = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(int));
+	struct nlattr *a;
+	int err = 0;
+
+	if (h->nlmsg_len >= NLMSG_HDRLEN + sizeof(err))
+		memcpy(&err, NLMSG_DATA(h), sizeof(err));
+	if (o->quiet || !(h->nlmsg_flags & NLM_F_ACK_TLVS) ||
+	    off >= h->nlmsg_len)
+		return err;
+	for_each_attr(a, (char *)h + off, h->nlmsg_len - off)
+		if (atype(a) == NLMSGERR_ATTR_MSG)
+			printf("msg=%.*s\n", (int)(a->nla_len - NLA_HDRLEN),
+			       (char *)adata(a));
+	return err;
+}
+
 /* A RUN_END_NTF (events group): note its run and state in @o. */
 static int end_ntf(struct nlop *o, struct nlmsghdr *h)
 {
@@ -325,13 +351,8 @@ static int drain(struct nlop *o)
 				o->intr++;
 			if (h->nlmsg_type == NLMSG_ERROR)
 				return error_of(o, h);
-			if (h->nlmsg_type == NLMSG_DONE) {
-				int err = 0;
-
-				if (h->nlmsg_len >= NLMSG_HDRLEN + sizeof(int))
-					memcpy(&err, NLMSG_DATA(h), sizeof(err));
-				return err;
-			}
+			if (h->nlmsg_type == NLMSG_DONE)
+				return done_of(o, h);
 			if (h->nlmsg_type == o->family)
 				show(o, h);
 		}
@@ -936,8 +957,8 @@ int main(int argc, char **argv)
 		       o.ended);
 	if (!strcmp(op, "dump") || !strcmp(op, "slowdump"))
 		printf("intervals=%lu\nfirst=%ld\nlast=%ld\ngaps=%lu\nintr=%lu\n"
-		       "empty=%lu\nmaxempty=%lu\n", o.nmsg, o.first, o.last,
-		       o.gaps, o.intr, o.empty, o.max_empty);
+		       "ugaps=%lu\nempty=%lu\nmaxempty=%lu\n", o.nmsg, o.first,
+		       o.last, o.gaps, o.intr, o.ugaps, o.empty, o.max_empty);
 	printf("result=%d\n", ret);
 	return 0;
 }
