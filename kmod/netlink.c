@@ -87,8 +87,6 @@ static int blkfloor_nl_fill_run(struct sk_buff *skb, struct blkfloor_run *run,
 	hdr = genlmsg_put(skb, portid, seq, &blkfloor_nl_family, flags, cmd);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (cb)
-		genl_dump_check_consistent(cb, hdr);
 	blkfloor_nl_snap(run, &s, &ring);
 	if (nla_put_u32(skb, BLKFLOOR_A_RUN_ID, run->id) ||
 	    blkfloor_nl_put_params(skb, run) ||
@@ -113,6 +111,9 @@ static int blkfloor_nl_fill_run(struct sk_buff *skb, struct blkfloor_run *run,
 		if (blkfloor_nl_put_u64(skb, BLKFLOOR_A_MISMATCH_LBA,
 					s.mismatch_lba[i]))
 			goto err_cancel;
+	/* Only a message that is sent takes the dump's consistency check. */
+	if (cb)
+		genl_dump_check_consistent(cb, hdr);
 	genlmsg_end(skb, hdr);
 	return 0;
 
@@ -711,6 +712,15 @@ static int blkfloor_nl_dump_run_start(struct netlink_callback *cb,
 	return 0;
 }
 
+/* A later round of a dump of one run's records, the run freed meanwhile. */
+static int blkfloor_nl_dump_gone(struct netlink_callback *cb)
+{
+	NL_SET_ERR_MSG_ATTR(cb->extack,
+			    blkfloor_dump_attr(cb, BLKFLOOR_A_RUN_ID),
+			    "the run was freed during the dump");
+	return -ENOENT;
+}
+
 /* The first round of a dump whose start deferred error @deferred. */
 static int blkfloor_nl_dump_run_deferred(struct netlink_callback *cb,
 					 int deferred)
@@ -728,7 +738,8 @@ static int blkfloor_nl_dump_run_deferred(struct netlink_callback *cb,
  * @run_id: the run
  * @err: positive errno the first round returns (before 6.2, see
  *	blkfloor_nl_interval_get_start())
- * @resumed: a round ran already
+ * @sent: a message went out (a loss after that is one, even in the
+ *	first round)
  * @from: FROM_INDEX was given (intervals before the oldest kept are lost
  *	to this dump even in its first round; without it, the dump asks for
  *	whatever the ring holds)
@@ -738,7 +749,7 @@ struct blkfloor_nl_iv_dump {
 	u64 losses;
 	u32 run_id;
 	int err;
-	bool resumed;
+	bool sent;
 	bool from;
 };
 
@@ -787,7 +798,8 @@ int blkfloor_nl_interval_get_start(struct netlink_callback *cb)
  * cb->seq differs from the one before it (see
  * blkfloor_nl_dump_gen_start()).
  *
- * Return: bytes added, 0 at the end, or a negative errno.
+ * Return: bytes added, 0 at the end, or a negative errno (-ENOENT when the
+ * run was freed since the round before).
  */
 int blkfloor_nl_interval_get_dumpit(struct sk_buff *skb,
 				    struct netlink_callback *cb)
@@ -801,7 +813,7 @@ int blkfloor_nl_interval_get_dumpit(struct sk_buff *skb,
 		return blkfloor_nl_dump_run_deferred(cb, ctx->err);
 	run = blkfloor_run_get(ctx->run_id);
 	if (!run)
-		return 0;
+		return blkfloor_nl_dump_gone(cb);
 	for (;;) {
 		struct blkfloor_iv *iv;
 		void *hdr;
@@ -810,7 +822,7 @@ int blkfloor_nl_interval_get_dumpit(struct sk_buff *skb,
 		spin_lock(&run->lock);
 		oldest = blkfloor_ring_oldest(&run->ring);
 		if (idx < oldest) {
-			if (ctx->resumed || ctx->from)
+			if (ctx->sent || ctx->from)
 				ctx->losses++;
 			idx = oldest;
 		}
@@ -829,7 +841,6 @@ int blkfloor_nl_interval_get_dumpit(struct sk_buff *skb,
 			ret = -EMSGSIZE;
 			break;
 		}
-		genl_dump_check_consistent(cb, hdr);
 		if (nla_put_u32(skb, BLKFLOOR_A_RUN_ID, run->id) ||
 		    blkfloor_nl_put_iv(skb, iv)) {
 			genlmsg_cancel(skb, hdr);
@@ -837,12 +848,14 @@ int blkfloor_nl_interval_get_dumpit(struct sk_buff *skb,
 			ret = -EMSGSIZE;
 			break;
 		}
+		/* Only a message that fits takes the flag: a cancelled one passes it on. */
+		genl_dump_check_consistent(cb, hdr);
+		ctx->sent = true;
 		iv->seen = true;
 		spin_unlock(&run->lock);
 		genlmsg_end(skb, hdr);
 		idx++;
 	}
-	ctx->resumed = true;
 	blkfloor_run_put(run);
 	ctx->next = idx;
 	if (ret && !skb->len)
@@ -920,7 +933,8 @@ int blkfloor_nl_error_get_start(struct netlink_callback *cb)
  * One message per entry of the run's error log, in log order. The log
  * only grows, and an entry never changes once it is counted.
  *
- * Return: bytes added, 0 at the end, or a negative errno.
+ * Return: bytes added, 0 at the end, or a negative errno (-ENOENT when the
+ * run was freed since the round before).
  */
 int blkfloor_nl_error_get_dumpit(struct sk_buff *skb,
 				 struct netlink_callback *cb)
@@ -933,7 +947,7 @@ int blkfloor_nl_error_get_dumpit(struct sk_buff *skb,
 		return blkfloor_nl_dump_run_deferred(cb, ctx->err);
 	run = blkfloor_run_get(ctx->run_id);
 	if (!run)
-		return 0;
+		return blkfloor_nl_dump_gone(cb);
 	for (;;) {
 		struct blkfloor_err_entry e;
 		void *hdr;
