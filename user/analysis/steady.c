@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "classify.h"
+#include "stats.h"
 #include "steady.h"
 
 void bf_steady_cfg_default(struct bf_steady_cfg *cfg)
@@ -233,20 +234,22 @@ static void track_deviation(struct bf_steady *st, double dt, double bytes)
 }
 
 /*
- * A step down inside the first round: its intervals split in two where the
- * log rates' squared deviations from the two sides' means are least, the
- * sides at least 2 and 3 intervals long, the step at least the step ratio
- * and 4 noise standard deviations (the interval on either side of the
- * split may straddle it and is left out of the noise). The rounds then go
+ * A step down inside the first round: its intervals split in two where
+ * the log rates' absolute deviations from the two sides' medians are least,
+ * the first side 2 intervals or more, the second 4 or more; a step when
+ * the sides (their medians) differ by
+ * the step ratio and by 3 standard errors of the difference of their
+ * medians (the noise a robust spread of the sides; an interval beside the
+ * split that lies between the two levels straddles it and is left out).
+ * The rounds then go
  * on from the split, as after any step. Returns true if there was one.
  */
 static bool first_round_step(struct bf_steady *st)
 {
-	unsigned int n = st->nfirst, i, k, best = 0;
-	double y[BF_STEADY_FIRST_MAX], ps[BF_STEADY_FIRST_MAX + 1] = { 0 };
-	double pss[BF_STEADY_FIRST_MAX + 1] = { 0 }, cost = INFINITY;
-	double ab = 0, at = 0, bb = 0, bt = 0, ma = 0, mb = 0, ss = 0;
-	unsigned int df = 0;
+	unsigned int n = st->nfirst, i, k, best = 0, na = 0, nb = 0;
+	double y[BF_STEADY_FIRST_MAX], dev[BF_STEADY_FIRST_MAX];
+	double ab = 0, at = 0, bb = 0, bt = 0, ma, mb, sd, cost = INFINITY;
+	double va[BF_STEADY_FIRST_MAX], vb[BF_STEADY_FIRST_MAX];
 
 	if (n < 5)
 		return false;
@@ -254,36 +257,59 @@ static bool first_round_step(struct bf_steady *st)
 		if (!(st->first_b[i] > 0))
 			return false;
 		y[i] = log(st->first_b[i] / st->first_t[i] / 1e6);
-		ps[i + 1] = ps[i] + y[i];
-		pss[i + 1] = pss[i] + y[i] * y[i];
 	}
-	for (k = 2; k + 3 <= n; k++) {
-		double sa = ps[k], sb = ps[n] - ps[k];
-		double c = pss[n] - sa * sa / k - sb * sb / (n - k);
+	/* absolute deviations from each side's median: a dip or two on
+	 * the floor must not move the split */
+	for (k = 2; k + 4 <= n; k++) {
+		double c = 0, m;
 
+		memcpy(va, y, k * sizeof(y[0]));
+		m = bf_median(va, k);
+		for (i = 0; i < k; i++)
+			c += fabs(y[i] - m);
+		memcpy(vb, y + k, (n - k) * sizeof(y[0]));
+		m = bf_median(vb, n - k);
+		for (i = k; i < n; i++)
+			c += fabs(y[i] - m);
 		if (c < cost) {
 			cost = c;
 			best = k;
 		}
 	}
 	k = best;
-	/* the sides' levels without the interval next to the split */
-	for (i = 0; i < n; i++)
-		if (i + 1 != k && i != k)
-			*(i < k ? &ma : &mb) += y[i];
-	ma /= k - 1;
-	mb /= n - k - 1;
+	if (!k)
+		return false;
+	/* the sides without the intervals next to the split that lie
+	 * between their levels: those straddle the step */
+	memcpy(va, y, k * sizeof(y[0]));
+	ma = bf_median(va, k);
+	memcpy(vb, y + k, (n - k) * sizeof(y[0]));
+	mb = bf_median(vb, n - k);
 	for (i = 0; i < n; i++) {
-		double d = y[i] - (i < k ? ma : mb);
-
-		if (i + 1 != k && i != k) {
-			ss += d * d;
-			df++;
-		}
+		if ((i + 1 == k || i == k) && y[i] < ma && y[i] > mb)
+			continue;
+		if (i < k)
+			va[na++] = y[i];
+		else
+			vb[nb++] = y[i];
 	}
-	df = df > 2 ? df - 2 : 1;
+	ma = bf_median(va, na);
+	mb = bf_median(vb, nb);
+	for (i = 0; i < na; i++)
+		dev[i] = fabs(va[i] - ma);
+	for (i = 0; i < nb; i++)
+		dev[na + i] = fabs(vb[i] - mb);
+	sd = fmax(1.4826 * bf_median(dev, na + nb), 0.005);
 	if (!(ma - mb >= log(st->cfg.step_ratio)) ||
-	    !(ma - mb >= 4 * fmax(sqrt(ss / df), 0.005)))
+	    !(ma - mb >= 3 * sd * sqrt(1.0 / na + 1.0 / nb)))
+		return false;
+	/* coarse rates (a slow device's few KiB/s) leave the median
+	 * deviation at zero: the sides must also be apart interval by
+	 * interval, nine pairs in ten (ties half) faster before the split */
+	for (i = 0, cost = 0; i < na * nb; i++)
+		cost += va[i / nb] > vb[i % nb] ? 1 :
+			va[i / nb] == vb[i % nb] ? 0.5 : 0;
+	if (cost < 0.9 * na * nb)
 		return false;
 	for (i = 0; i < n; i++) {
 		if (i < k) {
