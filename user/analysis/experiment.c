@@ -182,6 +182,20 @@ static const struct bf_gap *longest(const struct bf_diag *d)
 	return l;
 }
 
+/* The idle gap that gave back the most: the cool-down's reference (one
+ * probe a loaded host disturbed does not make it) */
+static const struct bf_gap *most(const struct bf_diag *d)
+{
+	const struct bf_gap *m = NULL;
+	size_t i;
+
+	for (i = 0; i < d->ngaps; i++)
+		if (d->gap[i].trial.gap_s > 0 &&
+		    (!m || d->gap[i].held_bytes > m->held_bytes))
+			m = &d->gap[i];
+	return m ? m : longest(d);
+}
+
 static double shortest_idle(const struct bf_diag *d)
 {
 	double m = INFINITY;
@@ -329,7 +343,8 @@ static void judge_idle(const struct bf_diag_cfg *cfg, struct bf_diag *d,
 }
 
 /*
- * Cool-down from d->capped against the longest gap's probe: capped
+ * Cool-down from d->capped (after the longest gap) against the probe that
+ * held the most after idle: capped
  * between floor and high rate, the bytes before the relapse; capped
  * under the floor for the bytes the uncapped probe held, what is left at
  * full speed.
@@ -337,7 +352,7 @@ static void judge_idle(const struct bf_diag_cfg *cfg, struct bf_diag *d,
 static void judge_cool(const struct bf_diag_cfg *cfg, struct bf_diag *d,
 		       struct bf_evidence *e)
 {
-	const struct bf_gap *full = longest(d), *cap = &d->capped;
+	const struct bf_gap *full = most(d), *cap = &d->capped;
 	char a[32], b[32], g[32], t[96] = "";
 	double rb;
 
@@ -530,8 +545,8 @@ static int idle_recovery(const struct bf_drive *drv,
 static int cool_down(const struct bf_drive *drv, const struct bf_diag_cfg *cfg,
 		     struct bf_diag *d)
 {
-	const struct bf_gap *full = longest(d);
-	struct bf_trial t = { .gap_s = full->trial.gap_s };
+	const struct bf_gap *full = most(d);
+	struct bf_trial t = { .gap_s = longest(d)->trial.gap_s };
 	struct bf_evidence *e;
 	char a[32], b[32];
 	int ret;
