@@ -33,7 +33,7 @@
 
 /*
  * tests/corpus next to this program, into @dir; its labels.csv (@sub
- * "rig/": the rig's) opened, or NULL with the path tried in @path.
+ * "rig/": the rig's, "gc/": the garbage collection logs') opened, or NULL with the path tried in @path.
  */
 static FILE *corpus_labels(char *dir, size_t len, char *path, size_t plen,
 			   const char *sub)
@@ -142,6 +142,55 @@ TEST(rig_curves)
 	TH_LOG("judged: %u/%u right; starved (measured again in the rig): %u/%u right",
 	       right, all, sright, sall);
 	EXPECT_GE(all, 20U);
+}
+
+/*
+ * Garbage collection as a real drive showed it (tests/corpus/gc/): random
+ * writes that a conventional NVMe drive sustained until it collapsed and
+ * slowly came back, and the same load on a zoned namespace, which held.
+ * Each is its label or unclear, with the workload unknown (the shape) and
+ * known (random writes).
+ */
+TEST(gc_transitions)
+{
+	char dir[PATH_MAX + 16], path[PATH_MAX + 64], line[256];
+	unsigned int all = 0;
+	FILE *f;
+
+	f = corpus_labels(dir, sizeof(dir), path, sizeof(path), "gc/");
+	ASSERT_NE(NULL, f) TH_LOG("%s", path);
+	while (fgets(line, sizeof(line), f)) {
+		char *file = strtok(line, ","), *label = strtok(NULL, ",\n");
+		struct bf_load ld = { .format = BF_FORMAT_FIO };
+		struct bf_series ser = { 0 };
+		struct bf_report r;
+		char err[256];
+		int known;
+
+		if (!file || !label || file[0] == '#')
+			continue;
+		snprintf(path, sizeof(path), "%s/gc/%s", dir, file);
+		ASSERT_EQ(0, bf_series_load_as(path, &ld, &ser, err, sizeof(err)))
+			TH_LOG("%s", err);
+		for (known = 0; known < 2; known++) {
+			const char *got;
+
+			ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
+			if (known)
+				bf_report_workload(&r, ser.s, ser.n, &randwrite);
+			got = bf_class_name(r.class);
+			TH_LOG("%-40s %-10s %-15s %-18s %.2f %s", file,
+			       known ? "randwrite" : "unknown", label, got,
+			       r.confidence, r.reason);
+			EXPECT_TRUE(!strcmp(label, got) || r.class == BF_CLASS_UNCLEAR)
+				TH_LOG("%s: %s, labelled %s", file, got, label);
+			bf_report_free(&r);
+		}
+		all++;
+		bf_series_free(&ser);
+	}
+	fclose(f);
+	EXPECT_EQ(3U, all);
 }
 
 /*
