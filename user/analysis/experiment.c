@@ -182,18 +182,24 @@ static const struct bf_gap *longest(const struct bf_diag *d)
 	return l;
 }
 
-/* The idle gap that gave back the most: the cool-down's reference (one
- * probe a loaded host disturbed does not make it) */
+/*
+ * The cool-down's reference: the longest gap's probe, the same idle as
+ * the cool-down's, unless it held less than a complete recovery of the
+ * most any gap gave back (more idle cannot give less: a loaded host
+ * stalled it); then the probe that held the most. Not the most always:
+ * the probes of a complete recovery differ by an interval's noise, and
+ * their maximum is biased high.
+ */
 static const struct bf_gap *most(const struct bf_diag *d)
 {
-	const struct bf_gap *m = NULL;
+	const struct bf_gap *m = NULL, *l = longest(d);
 	size_t i;
 
 	for (i = 0; i < d->ngaps; i++)
 		if (d->gap[i].trial.gap_s > 0 &&
 		    (!m || d->gap[i].held_bytes > m->held_bytes))
 			m = &d->gap[i];
-	return m ? m : longest(d);
+	return m && l->held_bytes < BF_COMPLETE * m->held_bytes ? m : l;
 }
 
 static double shortest_idle(const struct bf_diag *d)
@@ -343,8 +349,7 @@ static void judge_idle(const struct bf_diag_cfg *cfg, struct bf_diag *d,
 }
 
 /*
- * Cool-down from d->capped (after the longest gap) against the probe that
- * held the most after idle: capped
+ * Cool-down from d->capped (after the longest gap) against most(): capped
  * between floor and high rate, the bytes before the relapse; capped
  * under the floor for the bytes the uncapped probe held, what is left at
  * full speed.
