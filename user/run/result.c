@@ -3,13 +3,18 @@
  * What the CLI received of a run (see result.h).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "classify_report.h"
 #include "curve.h"
 #include "grow.h"
+#include "opts.h"
 #include "result.h"
+#include "stats.h"
 
 void bf_result_init(struct bf_run_result *res)
 {
@@ -101,4 +106,58 @@ int bf_result_series(const struct bf_run_result *res, struct bf_series *s)
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/* Count one error log entry under its class's name, as the trace does. */
+static void tally_class(struct bf_run_facts *f, const char *name)
+{
+	size_t k;
+
+	for (k = 0; k < f->ncls; k++)
+		if (!strcmp(f->cls[k].name, name))
+			break;
+	if (k == f->ncls) {
+		if (f->ncls == sizeof(f->cls) / sizeof(f->cls[0]))
+			return;
+		snprintf(f->cls[k].name, sizeof(f->cls[k].name), "%.31s", name);
+		f->ncls++;
+	}
+	f->cls[k].n++;
+}
+
+void bf_run_facts_result(struct bf_run_facts *f,
+			 const struct bf_run_result *res)
+{
+	double *p99 = NULL;
+	size_t i, n = 0;
+
+	memset(f, 0, sizeof(*f));
+	f->known = true;
+	snprintf(f->op, sizeof(f->op), "%.15s", bf_op_name(res->info.op));
+	if (res->ended) {
+		snprintf(f->state, sizeof(f->state), "%.15s",
+			 bf_state_name(res->info.state));
+		f->err_no = res->info.err;
+	}
+	f->intervals = res->received;
+	if (res->niv)
+		p99 = malloc(res->niv * sizeof(*p99));
+	for (i = 0; i < res->niv; i++) {
+		const struct bf_iv *iv = &res->iv[i];
+
+		if (!iv->have)
+			continue;
+		f->errors += iv->errors;
+		f->err_ivs += iv->errors > 0;
+		if (!iv->ios || !(iv->p99 > 0))
+			continue;	/* a trace's reader skips these too */
+		if (iv->p99 / 1e3 > f->p99_max_us)
+			f->p99_max_us = iv->p99 / 1e3;
+		if (p99)
+			p99[n++] = iv->p99 / 1e3;
+	}
+	f->p99_med_us = n ? bf_median(p99, n) : 0;
+	free(p99);
+	for (i = 0; i < res->nerrlog; i++)
+		tally_class(f, bf_err_class_name(res->errlog[i].class));
 }

@@ -11,6 +11,7 @@
 
 #include "run.h"
 
+struct bf_run_facts;
 struct bf_series;
 
 /*
@@ -30,5 +31,15 @@ uint64_t bf_result_missing(const struct bf_run_result *res);
  * on from the end of what @s holds. 0 or -ENOMEM.
  */
 int bf_result_series(const struct bf_run_result *res, struct bf_series *s);
+
+/*
+ * The facts of the run as its trace would give them to classify
+ * (bf_run_facts_read() of the trace's summary): op, end state, errno,
+ * failed I/Os and the intervals they fell in, the intervals' p99 latency
+ * and the error log by class. So that a verdict printed live is qualified
+ * by the run's errors as the same run's trace is.
+ */
+void bf_run_facts_result(struct bf_run_facts *f,
+			 const struct bf_run_result *res);
 
 #endif /* BLKFLOOR_RESULT_H */

@@ -5,6 +5,7 @@
  * lower the confidence and are said, in the text and in JSON.
  */
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,12 @@
 #include "classify.h"
 #include "cmdtrace.h"
 #include "explain.h"
+#include "opts.h"
+#include "result.h"
 #include "runfacts.h"
+#include "runsum.h"
 #include "synth.h"
+#include "trace.h"
 
 /* The first word about writing in @text ("writes", "SLC"), or NULL. */
 static const char *write_word(const char *text)
@@ -197,6 +202,103 @@ TEST(classify_reads_the_whole_trace)
 	EXPECT_NE(NULL, strstr(o, "\nread: ")) TH_LOG("%s", o);
 	snprintf(out, sizeof(out), "rm -rf %s", dir);
 	EXPECT_EQ(0, system(out));
+}
+
+/*
+ * sustain, diagnose and fill classify what they received, not a trace:
+ * the facts they give the verdict are the ones classify reads back from
+ * the same run's trace (errors, the intervals they fell in, p99, the
+ * error log by class, state and errno).
+ */
+TEST(a_live_run_has_the_facts_its_trace_would)
+{
+	static const unsigned int cls[] = { BLKFLOOR_ERR_IO,
+		BLKFLOOR_ERR_TIMEOUT, BLKFLOOR_ERR_IO, BLKFLOOR_ERR_MEDIUM };
+	struct bf_run_facts live, back;
+	struct bf_run_result res;
+	struct bf_runsum rs;
+	char line[1024], err[128];
+	char *text = NULL;
+	size_t len = 0, i;
+	FILE *f;
+
+	bf_result_init(&res);
+	res.info.op = BLKFLOOR_OP_WRITE;
+	res.info.state = BLKFLOOR_STATE_FAILED;
+	res.info.err = -5;
+	res.ended = true;
+	for (i = 0; i < 40; i++) {
+		struct bf_iv iv = { .index = i };
+
+		iv.start_ns = i * 100000000ULL;
+		iv.end_ns = iv.start_ns + 100000000ULL;
+		iv.ios = i == 39 ? 0 : 50;	/* the last one completed none */
+		iv.bytes = iv.ios * 65536;
+		iv.bytes_total = (i + 1) * 50 * 65536ULL;
+		iv.errors = i >= 10 && i < 22 ? i - 9 : 0;
+		iv.lat_min = 100000;
+		iv.lat_max = 9000000;
+		iv.lat_sum = iv.ios * 800000;
+		iv.p50 = 700000;
+		iv.p99 = iv.ios ? (i >= 10 && i < 22 ? 8765432 : 900000 + i) : 0;
+		iv.p999 = iv.p99;
+		ASSERT_EQ(0, bf_result_add_iv(&res, &iv, NULL));
+	}
+	res.errlog = calloc(4, sizeof(*res.errlog));
+	ASSERT_NE(NULL, res.errlog);
+	for (i = 0; i < 4; i++) {
+		res.errlog[i].op = BLKFLOOR_OP_WRITE;
+		res.errlog[i].class = cls[i];
+		res.errlog[i].err = -5;
+		res.errlog[i].time_ns = 1000000000ULL + i;
+	}
+	res.nerrlog = 4;
+	bf_run_facts_result(&live, &res);
+
+	f = open_memstream(&text, &len);
+	ASSERT_NE(NULL, f);
+	fprintf(f, "%s\n# op: %s\n%s\n", BF_TRACE_MAGIC,
+		bf_op_name(res.info.op), BF_TRACE_HEADER);
+	for (i = 0; i < res.niv; i++) {
+		bf_trace_fmt_iv(line, sizeof(line), &res.iv[i]);
+		fputs(line, f);
+	}
+	for (i = 0; i < res.nerrlog; i++) {
+		bf_trace_fmt_error(line, sizeof(line), &res.errlog[i]);
+		fputs(line, f);
+	}
+	bf_trace_fmt_end(line, sizeof(line), bf_state_name(res.info.state),
+			 res.info.err, 0);
+	fputs(line, f);
+	fclose(f);
+	f = fmemopen(text, len, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, bf_runsum_read(f, &rs, err, sizeof(err))) TH_LOG("%s", err);
+	fclose(f);
+	bf_run_facts_read(&back, &rs);
+
+	EXPECT_STREQ(back.op, live.op);
+	EXPECT_STREQ("failed", live.state);
+	EXPECT_STREQ(back.state, live.state);
+	EXPECT_EQ(back.err_no, live.err_no);
+	EXPECT_EQ(78ULL, live.errors);
+	EXPECT_EQ(back.errors, live.errors);
+	EXPECT_EQ(12ULL, live.err_ivs);
+	EXPECT_EQ(back.err_ivs, live.err_ivs);
+	EXPECT_EQ(back.intervals, live.intervals);
+	/* the trace keeps a microsecond to three places */
+	EXPECT_GT(0.001, fabs(back.p99_med_us - live.p99_med_us));
+	EXPECT_GT(0.001, fabs(back.p99_max_us - live.p99_max_us));
+	ASSERT_EQ(3U, live.ncls);
+	ASSERT_EQ(back.ncls, live.ncls);
+	for (i = 0; i < live.ncls; i++) {
+		EXPECT_STREQ(back.cls[i].name, live.cls[i].name);
+		EXPECT_EQ(back.cls[i].n, live.cls[i].n);
+	}
+	EXPECT_EQ(2ULL, live.cls[0].n);
+	bf_runsum_free(&rs);
+	free(text);
+	bf_result_free(&res);
 }
 
 TEST_HARNESS_MAIN
