@@ -13,6 +13,7 @@
 #include "fit.h"
 #include "origin.h"
 #include "realdrive.h"
+#include "runfacts.h"
 #include "sustain.h"
 #include "traceout.h"
 #include "units.h"
@@ -330,6 +331,7 @@ static int diagnose(struct bf_ctx *c, const struct bf_opts *o,
 static int write_profile(int argc, char **argv, enum wcmd kind)
 {
 	struct bf_report rep;
+	struct bf_run_facts facts;
 	struct fill_stats fs = { 0 };
 	struct bf_series ser = { 0 };
 	struct bf_run_result res;
@@ -449,6 +451,12 @@ static int write_profile(int argc, char **argv, enum wcmd kind)
 		ret = diagnose(&c, &o, &rep, o.offset, len, &res, &dg);
 	else if (kind == W_SUSTAIN && o.diagnose && !o.quiet && !o.json)
 		fprintf(stderr, "diagnose: the sustained write did not give a curve to probe: no experiment run\n");
+	if (classified) {
+		/* the whole run, after the evidence, as classify reads its
+		 * trace: its op, errors and end state */
+		bf_run_facts_result(&facts, &res);
+		bf_report_run(&rep, &facts);
+	}
 	if (kind == W_FILL && fill_stats(&res, &fs))
 		ret = EXIT_FAIL;
 
