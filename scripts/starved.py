@@ -6,7 +6,7 @@ The tests that measure (lib.sh's host_mark/host_was_starved and
 sustain_classify) print, for each measuring window, how long QEMU's
 threads waited for a host CPU: "host: QEMU's threads waited W s in T s
 for a CPU". A window is starved when W is at least BLKFLOOR_STARVED
-(0.25) of T. A starved measurement that came out wrong is taken again; one
+(0.2) of T. A starved measurement that came out wrong is taken again; one
 that came out right stands, so a pass may rest on a starved window. For
 the guest logs of make check this prints, as "#" lines: the windows,
 how many were starved, the time waited, and which passing tests had a
@@ -45,7 +45,7 @@ def windows(lines, limit):
 
 
 def main():
-    limit = float(os.environ.get('BLKFLOOR_STARVED', '0.25'))
+    limit = float(os.environ.get('BLKFLOOR_STARVED', '0.2'))
     n = ns = 0
     waited = total = 0.0
     passes = []
