@@ -136,6 +136,12 @@ if [ $booted = 1 ]; then
 		echo "# --- the email of the interleaved $v comparison ---"
 		sed 's/^/# /' "$out/${v}_interleaved_"*.email
 	done
+	# what the unchanged rebuild was called, and why
+	for t in v0_interleaved_no_regression v0_boots_writes_no_regression \
+		 v0_boots_reads_no_regression; do
+		echo "# --- $t: the verdict ---"
+		sed -n '/^verdict:/,/^$/p' "$out/$t.email" | sed 's/^/# /'
+	done
 else
 	for t in v0_interleaved_no_regression v1_interleaved_request_size \
 		 v2_interleaved_latency v3_interleaved_scsi_errors \
