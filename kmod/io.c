@@ -133,24 +133,28 @@ static void blkfloor_buf_free(struct blkfloor_buf *buf)
 	buf->nr = 0;
 }
 
-/* @bs bytes in at most BLKFLOOR_BUF_VECS chunks, as large as we can get. */
+/*
+ * @bs bytes in at most BLKFLOOR_BUF_VECS chunks, as large as we can get.
+ * A chunk is at least a page (or what is left), which bounds the table.
+ */
 static int blkfloor_buf_alloc(struct blkfloor_buf *buf, u32 bs, bool zero)
 {
 	gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_NORETRY |
 		    (zero ? __GFP_ZERO : 0);
+	unsigned int max = min_t(u32, BLKFLOOR_BUF_VECS,
+				 DIV_ROUND_UP(bs, PAGE_SIZE));
 	unsigned int order = BLKFLOOR_CHUNK_ORDER;
 	u32 left = bs;
 
 	buf->nr = 0;
-	buf->vecs = kcalloc(BLKFLOOR_BUF_VECS, sizeof(*buf->vecs),
-			    GFP_KERNEL_ACCOUNT);
+	buf->vecs = kcalloc(max, sizeof(*buf->vecs), GFP_KERNEL_ACCOUNT);
 	if (!buf->vecs)
 		return -ENOMEM;
 	while (left) {
 		u32 len = min_t(u32, left, PAGE_SIZE << order);
 		struct page *page;
 
-		if (buf->nr == BLKFLOOR_BUF_VECS)
+		if (buf->nr == max)
 			goto out_free_buf;
 		page = alloc_pages(gfp, get_order(len));
 		if (!page) {
