@@ -95,7 +95,7 @@ check-debug:
 	@scripts/debug-kernel.sh
 
 # Not part of check: a real driver A/B, uas.ko variants built from
-# linux-source-6.12 and compared in 6.12 guests (about 10 minutes).
+# linux-source-6.12 and compared in 6.12 guests (about 4 minutes once built).
 check-ab:
 	@scripts/check-ab.sh
 
