@@ -3,7 +3,6 @@
  * What the CLI received of a run (see result.h).
  */
 #include <errno.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
