@@ -429,6 +429,35 @@ runs_running() {
 print(sum(r["state"] in ("running", "stopping", "preparing") for r in load("-")))'
 }
 
+# config: CONFIG_CGROUPS
+# cgroup_create CONTROLLER NAME: a cgroup v2 group NAME with CONTROLLER
+# enabled, its path in CGROUP, removed at exit (cgroup2 is mounted on
+# /sys/fs/cgroup first where the guest has none, and unmounted at exit).
+# A missing cgroup v2 or controller is a rig fault. Call it directly (not
+# in $(...)): it registers its cleanups in this shell.
+cgroup_create() {
+	local cg=/sys/fs/cgroup
+
+	if [ "$(stat -f -c %T $cg 2>/dev/null)" != cgroup2fs ]; then
+		mountpoint -q $cg && rig_fault "$cg is not cgroup v2"
+		mount -t cgroup2 none $cg || rig_fault "cannot mount cgroup2 on $cg"
+		on_exit "umount $cg"
+	fi
+	grep -qw "$1" $cg/cgroup.controllers ||
+		rig_fault "the kernel has no $1 cgroup controller"
+	echo "+$1" > $cg/cgroup.subtree_control ||
+		fail "cannot enable the $1 controller"
+	CGROUP=$cg/$2
+	mkdir "$CGROUP" || fail "mkdir $CGROUP"
+	on_exit "rmdir $CGROUP"
+}
+
+# in_cgroup DIR CMD...: run CMD in the cgroup DIR (what it allocates and
+# submits is charged there).
+in_cgroup() {
+	sh -c 'echo 0 > "$1/cgroup.procs" && shift && exec "$@"' sh "$@"
+}
+
 # config: CONFIG_BLK_DEV_NULL_BLK CONFIG_CONFIGFS_FS
 # null_blk through configfs, as blktests' _configure_null_blk does:
 # nullb_create NAME key=value... makes /dev/NAME, removed at exit. Call it
