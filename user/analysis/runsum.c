@@ -57,21 +57,6 @@ static void header_item(const char *line, struct bf_runsum *r)
 	}
 }
 
-/* count @name in a (name, n) table of @max entries */
-#define TALLY(tab, ntab, max, nm) do {					\
-	size_t _i;							\
-	for (_i = 0; _i < (ntab); _i++)					\
-		if (!strcmp((tab)[_i].name, (nm)))			\
-			break;						\
-	if (_i == (ntab) && (ntab) < (max)) {				\
-		snprintf((tab)[_i].name, sizeof((tab)[_i].name), "%s",	\
-			 (nm));						\
-		(ntab)++;						\
-	}								\
-	if (_i < (ntab))						\
-		(tab)[_i].n++;						\
-} while (0)
-
 static int add_mark(struct bf_runsum *r, double t, const char *kind)
 {
 	struct bf_rmark *m = bf_grow(r->mark, &r->mcap, r->nmark + 1,
@@ -208,12 +193,12 @@ static int comment(const char *line, struct bf_runsum *r)
 		   bf_evidence_parse(line + 14, &r->res[r->nres])) {
 		r->nres++;
 	} else if (sscanf(line, "# event: %lf %31s", &t, word) == 2) {
-		TALLY(r->ev, r->nev, sizeof(r->ev) / sizeof(r->ev[0]), word);
+		BF_TALLY(r->ev, r->nev, sizeof(r->ev) / sizeof(r->ev[0]), word);
 		return add_mark(r, t, word);
 	} else if (sscanf(line, "# error: %lf %*s %*s %*s %*s %31s", &t,
 			  word) == 2) {
 		r->logged++;
-		TALLY(r->cls, r->ncls, BF_RS_CLASSES, word);
+		BF_TALLY(r->cls, r->ncls, BF_RS_CLASSES, word);
 	} else if (sscanf(line, "# state: %15s", r->state) == 1) {
 		;
 	} else if (!strncmp(line, "# errno:", 8)) {

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "evidence.h"
 #include "trial.h"
@@ -101,6 +102,24 @@ struct bf_runsum {
  * the middle of a line.
  */
 size_t bf_whole_lines(const char *buf, size_t len);
+
+/*
+ * Count @nm in a table of (name, n) entries that holds @ntab of at most
+ * @max: a name not yet there is added while there is room.
+ */
+#define BF_TALLY(tab, ntab, max, nm) do {					\
+	size_t _i;							\
+	for (_i = 0; _i < (ntab); _i++)					\
+		if (!strcmp((tab)[_i].name, (nm)))			\
+			break;						\
+	if (_i == (ntab) && (ntab) < (max)) {				\
+		snprintf((tab)[_i].name, sizeof((tab)[_i].name), "%s",	\
+			 (nm));						\
+		(ntab)++;						\
+	}								\
+	if (_i < (ntab))						\
+		(tab)[_i].n++;						\
+} while (0)
 
 /* Read a trace. Returns 0, or -EINVAL/-ENOMEM with a reason in @err. */
 int bf_runsum_read(FILE *f, struct bf_runsum *r, char *err, size_t errlen);

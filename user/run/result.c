@@ -13,6 +13,7 @@
 #include "grow.h"
 #include "opts.h"
 #include "result.h"
+#include "runsum.h"
 #include "stats.h"
 
 void bf_result_init(struct bf_run_result *res)
@@ -107,23 +108,6 @@ int bf_result_series(const struct bf_run_result *res, struct bf_series *s)
 	return 0;
 }
 
-/* Count one error log entry under its class's name, as the trace does. */
-static void tally_class(struct bf_run_facts *f, const char *name)
-{
-	size_t k;
-
-	for (k = 0; k < f->ncls; k++)
-		if (!strcmp(f->cls[k].name, name))
-			break;
-	if (k == f->ncls) {
-		if (f->ncls == sizeof(f->cls) / sizeof(f->cls[0]))
-			return;
-		snprintf(f->cls[k].name, sizeof(f->cls[k].name), "%.31s", name);
-		f->ncls++;
-	}
-	f->cls[k].n++;
-}
-
 void bf_run_facts_result(struct bf_run_facts *f,
 			 const struct bf_run_result *res)
 {
@@ -158,5 +142,6 @@ void bf_run_facts_result(struct bf_run_facts *f,
 	f->p99_med_us = n ? bf_median(p99, n) : 0;
 	free(p99);
 	for (i = 0; i < res->nerrlog; i++)
-		tally_class(f, bf_err_class_name(res->errlog[i].class));
+		BF_TALLY(f->cls, f->ncls, sizeof(f->cls) / sizeof(f->cls[0]),
+			 bf_err_class_name(res->errlog[i].class));
 }
