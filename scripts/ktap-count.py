@@ -12,12 +12,25 @@ failure: a suite that stopped half way (a guest that panicked, a runner
 that died) never passes as the part that ran. A result marked # XFAIL (a
 known miss) counts as skipped, not passed. "make check" (scripts/
 check.sh) adds these numbers up.
+
+A suite that stopped half way says where and why, so that the one line
+of a CI summary is enough to start from: the test whose header line
+("# GROUP/NNN: ...", run-guest.sh) has no result, and the first line of
+the kernel's or run-vm.sh's own account of the end after the last result
+(a panic, a WARNING, a BUG, an Oops, run-vm's "ended without an exit
+status" or timeout).
 """
 import re
 import sys
 
 RESULT = re.compile(r'^( *)(not ok|ok) (\d+)\b ?(.*)$')
 PLAN = re.compile(r"^( *)1\.\.(\d+)\s*(#.*)?$")
+# run-guest.sh's header of a test, and its line once the test is done
+HEADER = re.compile(r'^# ([a-z]+/\d{3}): (.*)$')
+# the kernel's account of a crash (in run-vm.sh's console excerpt, or
+# quoted under a test: "# [ 12.3] WARNING: ..."), and run-vm.sh's own
+WHY = re.compile(r'(Kernel panic|WARNING:|BUG:|Oops|general protection|'
+                 r'run-vm: .*(ended without|timed out|hung|panicked))')
 
 
 def count(lines, suite):
@@ -26,6 +39,8 @@ def count(lines, suite):
     top_plan = None
     top_results = 0
     nested = None       # counts of the pending subtest: [p, f, s, plan, n]
+    running = None      # the guest test whose header has no result yet
+    why = None          # the first line that says why a suite stopped
 
     def fail(msg):
         nonlocal failed
@@ -34,6 +49,11 @@ def count(lines, suite):
 
     for line in lines:
         line = line.rstrip('\n')
+        m = HEADER.match(line)
+        if m and not m.group(2).startswith(('took ', 'exit ')):
+            running = m.group(1)
+        if why is None and WHY.search(line):
+            why = re.sub(r'^[# ]*(\[ *[0-9.]+\] *)?', '', line).strip()[:160]
         m = PLAN.match(line)
         if m:
             if m.group(1):
@@ -65,6 +85,7 @@ def count(lines, suite):
             continue
         top_results += 1
         desc = m.group(4)
+        running = why = None
         if nested is not None:
             p, f, s, plan, n = nested
             nested = None
@@ -91,8 +112,13 @@ def count(lines, suite):
     if top_plan is None:
         fail('no KTAP plan (1..N): the suite did not run')
     elif top_plan != top_results:
-        fail('plan 1..%d but %d results: the suite stopped half way'
-             % (top_plan, top_results))
+        where = ''
+        if running:
+            where += '; it stopped in %s' % running
+        if why:
+            where += '; first account of it: %s' % why
+        fail('plan 1..%d but %d results: the suite stopped half way%s'
+             % (top_plan, top_results, where))
     return passed, failed, skipped, failures
 
 

@@ -5,8 +5,9 @@
 # KTAP suite. make check's own counting (scripts/ktap-count.py) and the
 # guest runner (selftests/run-guest.sh) are fed what a broken run looks
 # like, and each must come out as a failure:
-#   - a suite that stops half way (fewer results than its plan), a suite
-#     with no plan, a failed case nested in a passing test, and nested
+#   - a suite that stops half way (fewer results than its plan: its
+#     failure names the test it stopped in and the kernel's first word
+#     on why), a suite with no plan, a failed case nested in a passing test, and nested
 #     skips counted as skips;
 #   - a test pattern that selects no test;
 #   - a drive-model measurement (sustain_expect in selftests/lib.sh) with
@@ -41,7 +42,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 echo "KTAP version 1"
-echo "1..12"
+echo "1..13"
 n=0 rc=0
 result() { # status description
 	n=$((n + 1))
@@ -55,6 +56,19 @@ printf 'TAP version 13\n1..3\nok 1 a\nok 2 b\n' > "$tmp/short"
 printf 'TAP version 13\nok 1 a\n' > "$tmp/noplan"
 [ "$(counts "$tmp/short")" = "2 1 0" ] && [ "$(counts "$tmp/noplan")" = "1 1 0" ]
 result $? "a suite with fewer results than its plan, or no plan, counts as failed"
+
+# A guest that panicked in its second test: the failure line names the
+# test and the kernel's first line about it (a WARNING in a test that
+# passed before it is not the account).
+printf '%s\n' 'KTAP version 1' '1..3' '# a/001: first' '# # WARNING: an old one' \
+	'# a/001: took 1 s, guest CPU 1.0 s' 'ok 1 a/001' '# b/002: second' \
+	'[   9.1] WARNING: CPU: 0 PID: 7 at drivers/usb/storage/uas.c:1 x' \
+	'[   9.2] Kernel panic - not syncing: kernel: panic_on_warn set ...' \
+	'run-vm: guest (k, tcg) ended without an exit status; console:' > "$tmp/crash"
+why=$(python3 scripts/ktap-count.py "$tmp/crash" g | sed -n 2p)
+diag "$why"
+[ "$why" = "g: plan 1..3 but 1 results: the suite stopped half way; it stopped in b/002; first account of it: WARNING: CPU: 0 PID: 7 at drivers/usb/storage/uas.c:1 x" ]
+result $? "a suite that stopped half way names the test it stopped in and the kernel's first word on why"
 
 printf 'TAP version 13\n1..2\n  1..3\n  ok 1 x\n  ok 2 y # SKIP why\n  not ok 3 z\nok 1 nested\nok 2 b # SKIP q\n' > "$tmp/nested"
 printf 'TAP version 13\n1..1\n  1..2\n  ok 1 x\nok 1 nested\n' > "$tmp/nestshort"
