@@ -70,6 +70,24 @@ def check(path, parser, counter):
         bad.append('status %s' % test.status.name)
     if test.counts.crashed and not any('CRASHED' in x for x in bad):
         bad.append('%d tests crashed' % test.counts.crashed)
+    if bad:
+        # Where the parser stopped reading, when a line ended the log for
+        # it (KTAP_END: a console's last words, anywhere on a line), and
+        # the repeated complaints folded: the cause comes first.
+        end = getattr(parser, 'KTAP_END', None)
+        started = False
+        for i, x in enumerate(lines, 1):
+            if not started:
+                started = 'TAP version' in x
+            elif end is not None and end.search(x):
+                bad.insert(0, 'kunit_parser stops reading at line %d: %s'
+                           % (i, x.strip()[:120]))
+                break
+        rep = [x for x in bad if 'missing expected subtest' in x or
+               x.strip().endswith('[CRASHED]')]
+        if len(rep) > 4:
+            bad = [x for x in bad if x not in rep] + rep[:2] + \
+                ['(%d more lines like these)' % (len(rep) - 2)]
     if not bad:
         mine = tally(test, parser)
         # kunit_parser knows only the SKIP directive and reads "ok N x #

@@ -161,6 +161,12 @@ printf '#!/bin/bash\n# SPDX-License-Identifier: GPL-2.0\n# hangs\necho started\n
 	> "$suite/tests/x/001"
 printf '#!/bin/bash\n# SPDX-License-Identifier: GPL-2.0\n# passes\nexit 0\n' \
 	> "$suite/tests/x/002"
+# (a test that quotes the kernel log: the phrases at which kunit_parser.py
+# stops reading a log, anywhere on a line)
+printf '#!/bin/bash\n# SPDX-License-Identifier: GPL-2.0\n# quotes a console\n%s\nexit 0\n' \
+	"echo '[ 1.0] Kernel panic - not syncing: VFS: Unable to mount root fs'" \
+	"echo 'List of all partitions:'; echo '[ 9.9] reboot: System halted'" \
+	> "$suite/tests/x/003"
 chmod +x "$suite/tests/x/"*
 start=$SECONDS
 out=$(TMPDIR=$suite "$suite/run-guest.sh" -t 5 'x/*' 2>&1)
@@ -168,7 +174,7 @@ st=$?
 diag "$out"
 printf '%s\n' "$out" > "$tmp/hang"
 [ $st != 0 ] && [ $((SECONDS - start)) -lt 60 ] &&
-	[ "$(counts "$tmp/hang")" = "1 1 0" ] &&
+	[ "$(counts "$tmp/hang")" = "2 1 0" ] &&
 	grep -q '^# timed out after 5s; then:' "$tmp/hang" &&
 	grep -qE '^#   task [0-9]+ \(.*\) state [A-Z], waiting in ' "$tmp/hang" &&
 	grep -qE '^#   blkfloor: ' "$tmp/hang"
@@ -180,9 +186,14 @@ st=$?
 printf 'KTAP version 1\n1..1\n  # Subtest: x/001\n  KTAP version 1\n  1..1\n  ok 1 a\nok 1 x/001 the description (3s)\n' > "$tmp/oldktap"
 out2=$(python3 scripts/ktap-parse-check.py "$tmp/oldktap" 2>&1)
 st2=$?
-diag "$out" "$out2"
-[ $st = 0 ] && [ $st2 != 0 ] && printf '%s\n' "$out2" | grep -q 'CRASHED'
-result $? "kunit_parser.py reads run-guest.sh's log (a timeout included) and an XFAIL cleanly and rejects a nested block that names itself before its KTAP version line"
+# (a log cut by such a phrase names its line, the folded complaints after)
+printf 'KTAP version 1\n1..6\nok 1 a\n# reboot: System halted\nok 2 b\nok 3 c\nok 4 d\nok 5 e\nok 6 f\n' > "$tmp/cut"
+out3=$(python3 scripts/ktap-parse-check.py "$tmp/cut" 2>&1)
+diag "$out" "$out2" "$out3"
+[ $st = 0 ] && [ $st2 != 0 ] && printf '%s\n' "$out2" | grep -q 'CRASHED' &&
+	[ "$(printf '%s\n' "$out3" | sed -n 3p)" = "# cut: kunit_parser stops reading at line 4: # reboot: System halted" ] &&
+	printf '%s\n' "$out3" | grep -q '^# cut: (8 more lines like these)$'
+result $? "kunit_parser.py reads run-guest.sh's log (a timeout and a test quoting a console's last words included) and an XFAIL cleanly, rejects a nested block that names itself before its KTAP version line, and says where a log was cut for it"
 
 # A rig run where most of what the rig should have is missing: a fake rig
 # (BLKFLOOR_VM_DIR set, no agent), modprobe that finds nothing, tests from

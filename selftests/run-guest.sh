@@ -96,6 +96,17 @@ for p in "${nomatch[@]}"; do
 	failed=1
 done
 
+# ktap_text: text quoted into the log (a test's output, what a hung test
+# waited on) with the three phrases at which the kernel's KTAP reader
+# (kunit_parser.py, KTAP_END) stops reading anywhere on a line reworded,
+# as run-vm.sh's console_text does: a test that quotes the kernel log (a
+# console, a halt) must not end the log for the parser.
+ktap_text() {
+	sed 's/Kernel panic - not syncing: VFS:/Kernel panic - not syncing (VFS):/
+	     s/List of all partitions:/List of all partitions -/
+	     s/reboot: System halted/reboot - System halted/'
+}
+
 # show OUTPUT ID RC: a test's output as diagnostics, or, when it is a KTAP
 # document of its own (a plan line), as a nested subtest; or, when it
 # passed with parts skipped (lib.sh's skip_part: "# SKIP part NAME:
@@ -103,6 +114,7 @@ done
 # result per skipped part.
 show() {
 	local parts
+	set -- "$(printf '%s\n' "$1" | ktap_text)" "$2" "$3"
 	parts=$(printf '%s\n' "$1" | sed -n 's/^# SKIP part \([^ :]*\): \(.*\)$/\1 \2/p')
 	if [ "$3" = 0 ] && [ -n "$parts" ] &&
 	   ! printf '%s\n' "$1" | grep -qE '^1\.\.[0-9]+( #.*)?$'; then
@@ -266,7 +278,7 @@ for t in "${tests[@]}"; do
 	show "$out" "$id" "$rc"
 	if [ $rc = 124 ]; then
 		echo "# timed out after ${timeout}s; then:"
-		printf '%s\n' "$tdiag" | sed 's/^/#   /'
+		printf '%s\n' "$tdiag" | ktap_text | sed 's/^/#   /'
 	fi
 	busy_ticks
 	t0=$((ticks - t0))
