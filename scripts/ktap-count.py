@@ -30,7 +30,8 @@ HEADER = re.compile(r'^# ([a-z]+/\d{3}): (.*)$')
 # the kernel's account of a crash (in run-vm.sh's console excerpt, or
 # quoted under a test: "# [ 12.3] WARNING: ..."), and run-vm.sh's own
 WHY = re.compile(r'(Kernel panic|WARNING:|BUG:|Oops|general protection|'
-                 r'run-vm: .*(ended without|timed out|hung|panicked))')
+                 r'Out of memory:|'
+                 r'run-vm: .*(ended without|timed out|hung|panicked|killed by))')
 
 
 def count(lines, suite):

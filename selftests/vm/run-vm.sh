@@ -424,4 +424,12 @@ if [ ! -s "$dir/out/rc" ]; then
 	tail -n 5 "$dir/qemu.log" >&2
 	exit 125
 fi
-exit "$(cat "$dir/out/rc")"
+rc=$(cat "$dir/out/rc")
+# A command killed by a signal (the guest's OOM killer, say) leaves its
+# output cut short with nothing said: say it, with the kernel's words.
+if [ "$rc" -gt 128 ] 2>/dev/null; then
+	echo "run-vm: the command was killed by signal $((rc - 128)) (exit $rc); the console's errors from where it started:" >&2
+	sed -n '/guest-init: command starts/,$p' "$dir/console.log" |
+		grep -E 'Out of memory|Killed process|oom|BUG|WARNING|Oops' | head -n 20 | console_text >&2
+fi
+exit "$rc"
