@@ -60,7 +60,7 @@ lava) target=check-lava logdir=$top/build/check-lava ;;
 esac
 mkdir -p "$logdir"
 
-passed=0 failed=0 skipped=0
+passed=0 failed=0 skipped=0 first_bg=
 failures=()
 logs=() wlogs=() times=()
 declare -A bg_pids=()
@@ -125,7 +125,8 @@ suite_done() {
 suite_bg() {
 	local name=$1 log; shift
 	log=$(suite_log "$name")
-	echo "# ---- $name: started beside the others"
+	echo "# ---- $name: started beside the others, $SECONDS s in"
+	[ -n "$first_bg" ] || first_bg=$SECONDS
 	( start=$SECONDS; "$@" > "$log" 2>&1; rc=$?
 	  echo $((SECONDS - start)) > "$log.secs"; times > "$log.cpu"; exit $rc ) &
 	bg_pids[$log]=$!
@@ -174,6 +175,7 @@ finish() {
 	suite "skips" python3 scripts/skip-check.py selftests/skips-allowed "${wlogs[@]}"
 
 	echo
+	echo "# make $target took $SECONDS s${first_bg:+, the first guest started $first_bg s in}"
 	echo "# time per suite (s; CPU: of its processes, user and system):"
 	printf '%s\n' "${times[@]}" | sort -rn | sed 's/^/#   /'
 	echo "# the ten slowest guest tests (s; the guest's CPU time meanwhile):"
@@ -257,7 +259,8 @@ fi
 # start and the host's suites run beside them.
 user_built=0
 make -s -C user clean >/dev/null
-if make -s -C user all tests >"$logdir/user-build.log" 2>&1; then
+# (-j: the guests wait for it; nothing else runs yet)
+if make -s -j"$(nproc)" -C user all tests >"$logdir/user-build.log" 2>&1; then
 	user_built=1
 else
 	cat "$logdir/user-build.log"
@@ -267,7 +270,7 @@ fi
 suite "kselftest target" scripts/test-kselftest.sh
 
 # ---- guests -------------------------------------------------------------
-if ! make -s -C selftests >"$logdir/selftests-build.log" 2>&1; then
+if ! make -s -j"$(nproc)" -C selftests >"$logdir/selftests-build.log" 2>&1; then
 	cat "$logdir/selftests-build.log"
 	failures+=("selftests: C programs do not build")
 	failed=$((failed + 1))
