@@ -284,9 +284,20 @@ if [ -n "$newest" ] && { [ -z "${CHECK_TESTS:-}" ] || [ -n "${CHECK_KSFT_TESTS:-
 	ksft=1
 fi
 ksftdir=$logdir/ksft
-# Tests of the CLI alone (selftests/one-kernel) run on one kernel each:
-# shared out between the kernels as shards are (LPT by their times), the
-# first share to the newest kernel; every other test runs on every kernel.
+# The tests that measure (a rate, a curve's class) and check how long the
+# host kept the guest waiting for a CPU (lib.sh's host_mark, host_quiet and
+# sustain_*): they go to the wait shard, whose guest runs ahead of the
+# others on the host's CPUs (nice -5), so that four guests on two cores
+# do not starve what they measure.
+mapfile -t measuring < <(grep -lE '\<(host_mark|host_quiet|sustain_classify|sustain_expect|expect_class)\>' \
+	selftests/tests/*/[0-9][0-9][0-9] | sed 's|^selftests/tests/||')
+if [ ${#measuring[@]} = 0 ]; then
+	failures+=("scripts/check.sh: no guest test measures (its grep for lib.sh's host_mark and sustain_* found none)")
+	failed=$((failed + 1))
+fi
+# Tests of the CLI alone (selftests/one-kernel) run on one kernel each,
+# shared out between the kernels by their times (scripts/guest-shards.py
+# --kernels); every other test runs on every kernel.
 declare -A one_kernel=()
 all_tests=() multi_tests=()
 for t in selftests/tests/*/[0-9][0-9][0-9]; do all_tests+=("${t#selftests/tests/}"); done
@@ -298,15 +309,22 @@ if [ -z "${CHECK_TESTS:-}" ]; then
 	# (those the installed suite compares with run on the newest kernel)
 	mapfile -t ksft_tests < <(if [ -n "${CHECK_KSFT_TESTS:-}" ]; then
 		printf '%s\n' $CHECK_KSFT_TESTS; else scripts/test-kselftest-guest.sh --tests; fi)
-	pinned=() free=()
+	pinned=()
 	for t in "${one[@]}"; do
-		if printf '%s\n' "${ksft_tests[@]}" | grep -qx "$t"; then pinned+=("$t"); else free+=("$t"); fi
+		printf '%s\n' "${ksft_tests[@]}" | grep -qx "$t" && pinned+=("$t")
 	done
+	# Busy and waiting tests each shared out on their own (each kernel
+	# runs them in two guests); the newest kernel's busy guest runs the
+	# installed suite after its tests: it starts that much ahead.
+	pre=0
+	[ $ksft = 0 ] || pre=$(printf '%s\n' "${ksft_tests[@]}" |
+		awk 'NR == FNR { want[$1] = 1; next } ($1 in want) { s += $2 } END { print s + 0 }' \
+		- scripts/guest-test-times)
 	mapfile -t kvers < <(printf '%s\n' $CHECK_KERNELS | sort -rV)
-	mapfile -t share < <(scripts/guest-shards.py "${#kvers[@]}" \
-		scripts/guest-test-times "${free[@]}" 2>/dev/null)
+	mapfile -t share < <(scripts/guest-shards.py --kernels --measures "${measuring[*]}" \
+		--first "${pinned[*]}" --preload "$pre" "${#kvers[@]}" \
+		scripts/guest-test-times "${one[@]}" 2>/dev/null)
 	for i in "${!kvers[@]}"; do one_kernel[${kvers[$i]}]=${share[$i]:-}; done
-	[ -z "$newest" ] || one_kernel[$newest]+=" ${pinned[*]}"
 	if [ "$(echo "${one_kernel[@]}" | wc -w)" != ${#one[@]} ]; then
 		failures+=("selftests/one-kernel: not every test shared out to a kernel (scripts/guest-shards.py)")
 		failed=$((failed + 1))
@@ -321,17 +339,6 @@ fi
 # (below) run in one more guest of that kernel, beside the others. (CHECK_TESTS with a
 # wildcard runs in one guest per kernel.)
 started=() mainlog=()
-# The tests that measure (a rate, a curve's class) and check how long the
-# host kept the guest waiting for a CPU (lib.sh's host_mark, host_quiet and
-# sustain_*): they go to the wait shard, whose guest runs ahead of the
-# others on the host's CPUs (nice -5), so that four guests on two cores
-# do not starve what they measure.
-mapfile -t measuring < <(grep -lE '\<(host_mark|host_quiet|sustain_classify|sustain_expect|expect_class)\>' \
-	selftests/tests/*/[0-9][0-9][0-9] | sed 's|^selftests/tests/||')
-if [ ${#measuring[@]} = 0 ]; then
-	failures+=("scripts/check.sh: no guest test measures (its grep for lib.sh's host_mark and sustain_* found none)")
-	failed=$((failed + 1))
-fi
 for kver in $CHECK_KERNELS; do
 	# (one build: W=1 with sparse over every file, C=1)
 	suite "build $kver W=1 C=1" single "module builds warning-free with W=1 and sparse (C=1) on $kver" \

@@ -23,6 +23,14 @@ CPUs) go to the wait shard too. No line is printed for a wait shard with
 no test; the wait shard's line starts "wait: ".
 guest-shards.py --self-test checks that as one KTAP suite.
 
+guest-shards.py --kernels [--measures LIST] [--first LIST] [--preload S]
+N TIMES TEST... shares tests that run on one kernel only out between N
+kernels, one line each: the busy ones and the waiting ones (as
+--wait-shard tells them) each by LPT on their own, since each kernel runs
+them in two guests; the tests in --first (those the installed suite runs
+again) go to the first kernel, and its busy guest starts S seconds ahead
+(--preload: the installed suite's run after its tests).
+
 guest-shards.py --times LOG... prints a new TIMES from make check's guest
 logs (build/check/guest_*.log): each test's "took N s" and its guest CPU,
 from the log where it took longest.
@@ -73,6 +81,32 @@ def wait_shards(n, times, cpu, tests, measures=()):
     return out, load, bool(wait)
 
 
+def kernel_shares(n, times, cpu, tests, measures=(), first=(), preload=0.0):
+    """N lines of the one-kernel tests: first's to share 0, then busy and
+    waiting tests each LPT on their own (share 0's busy load starting at
+    preload); each share in the order given. Also the busy and waiting
+    loads per share."""
+    where = {t: 0 for t in first}
+    loads = []
+    for want_wait in (False, True):
+        group = [t for t in tests
+                 if (waiting(times, cpu, t) or t in measures) == want_wait]
+        load = [0.0] * n
+        if not want_wait:
+            load[0] += preload
+        w = dict(zip(group, weights(times, group)))
+        for t in group:
+            if t in where:
+                load[0] += w[t]
+        free = [t for t in group if t not in where]
+        for i in sorted(range(len(free)), key=lambda i: (-w[free[i]], i)):
+            k = min(range(n), key=lambda k: (load[k], k))
+            load[k] += w[free[i]]
+            where[free[i]] = k
+        loads.append(load)
+    return [[t for t in tests if where[t] == k] for k in range(n)], loads
+
+
 def read_times(path):
     """TIMES as {test: seconds} and {test: guest CPU seconds}."""
     times, cpu = {}, {}
@@ -114,7 +148,10 @@ def self_test():
               ("no shard is empty", []),
               ("no shard longer than the mean plus the longest test", []),
               ("--times: each test's largest time in the logs, its CPU", []),
-              ("--wait-shard: the waiting and measuring tests last, alone, the rest LPT", [])]
+              ("--wait-shard: the waiting and measuring tests last, alone, the rest LPT", []),
+              ("--kernels: each test on one kernel, --first's on the first, "
+               "busy and waiting shares each no longer than their mean plus their longest "
+               "(the first's busy share counting --preload)", [])]
     got = log_times(["# a/001: took 12 s, guest CPU 3.0 s\n# a/002: took 5 s\n"
                      "# a/003: exit 1\n    # b/001: took 9 s\n",
                      "# a/001: took 7 s, guest CPU 9.0 s\n# x: took 4 s\n"])
@@ -135,6 +172,26 @@ def self_test():
                 or (busy and out[:len(out) - bool(wait)] !=
                     shards(min(n, len(busy)), times, busy)[0])):
             checks[4][1].append((n, times, cpu, tests))
+    for n, times, tests in cases:
+        cpu = {t: v * rng.choice([0.05, 1.0]) for t, v in times.items()}
+        measures = set(t for t in tests if rng.random() < 0.1)
+        first = [t for t in tests if rng.random() < 0.1]
+        pre = rng.choice([0, 40, 300])
+        out, loads = kernel_shares(n, times, cpu, tests, measures, first, pre)
+        flat = [t for s in out for t in s]
+        bad = sorted(flat) != sorted(tests) or any(t not in out[0] for t in first)
+        for want_wait, load in zip((False, True), loads):
+            group = [t for t in tests if t not in first and
+                     (waiting(times, cpu, t) or t in measures) == want_wait]
+            w = weights(times, group)
+            fixed = sum(weights(times, [t for t in first if
+                                        (waiting(times, cpu, t) or t in measures) == want_wait]))
+            fixed += 0 if want_wait else pre
+            total = sum(w) + fixed
+            if group and max(load) > max(fixed, total / n + max(w)) + 1e-9:
+                bad = True
+        if bad:
+            checks[5][1].append((n, times, tests, first, pre))
     for n, times, tests in cases:
         out, load = shards(max(1, min(n, len(tests))), times, tests)
         flat = [t for s in out for t in s]
@@ -172,6 +229,33 @@ def main(argv):
         for t in sorted(times):
             took, cpu = times[t]
             print("%s %d" % (t, took) + ("" if cpu is None else " %.1f" % cpu))
+        return 0
+    if argv[1:2] == ["--kernels"]:
+        argv = argv[:1] + argv[2:]
+        opts = {"--measures": "", "--first": "", "--preload": "0"}
+        while argv[1:2] and argv[1] in opts and len(argv) > 2:
+            opts[argv[1]] = argv[2]
+            argv = argv[:1] + argv[3:]
+        try:
+            preload = float(opts["--preload"])
+        except ValueError:
+            preload = -1
+        if len(argv) < 3 or not argv[1].isdigit() or int(argv[1]) < 1 or preload < 0:
+            sys.stderr.write("usage: guest-shards.py --kernels [--measures LIST] "
+                             "[--first LIST] [--preload S] N TIMES TEST...\n")
+            return 2
+        tests = argv[3:]
+        first = opts["--first"].split()
+        if len(set(tests)) != len(tests) or not set(first) <= set(tests):
+            sys.stderr.write("guest-shards.py: a test is named twice, or --first names one not given\n")
+            return 2
+        times, cpu = read_times(argv[2])
+        out, (busy, wait) = kernel_shares(int(argv[1]), times, cpu, tests,
+                                          set(opts["--measures"].split()), first, preload)
+        for k, sh in enumerate(out):
+            print(" ".join(sh))
+            sys.stderr.write("# kernel %d: %d tests, busy about %.0f s, waiting %.0f s\n"
+                             % (k + 1, len(sh), busy[k], wait[k]))
         return 0
     wait = argv[1:2] == ["--wait-shard"]
     measures = ()
