@@ -191,7 +191,7 @@ printf 'KTAP version 1\n1..6\nok 1 a\n# reboot: System halted\nok 2 b\nok 3 c\no
 out3=$(python3 scripts/ktap-parse-check.py "$tmp/cut" 2>&1)
 diag "$out" "$out2" "$out3"
 [ $st = 0 ] && [ $st2 != 0 ] && printf '%s\n' "$out2" | grep -q 'CRASHED' &&
-	[ "$(printf '%s\n' "$out3" | sed -n 3p)" = "# cut: kunit_parser stops reading at line 4: # reboot: System halted" ] &&
+	[ "$(printf '%s\n' "$out3" | sed -n 3p)" = "# cut: kunit_parser stops reading at line 4: # reboot - System halted" ] &&
 	printf '%s\n' "$out3" | grep -q '^# cut: (8 more lines like these)$'
 result $? "kunit_parser.py reads run-guest.sh's log (a timeout and a test quoting a console's last words included) and an XFAIL cleanly, rejects a nested block that names itself before its KTAP version line, and says where a log was cut for it"
 
