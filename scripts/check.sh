@@ -86,11 +86,19 @@ count() {
 # SUITE_WHERE names the kernel a guest suite ran on (for the skip check;
 # default: host).
 suite_log() { echo "$logdir/$(echo "$1" | tr ' /' '__').log"; }
+# ktap_text: a suite's output with the phrases at which the kernel's
+# KTAP reader stops reading a log reworded (selftests/ktap-text.sed, as
+# run-guest.sh and run-vm.sh do for what they quote): whatever a suite
+# prints (a compiler, a quoted console, a test's data), its log reads to
+# the end.
+ktap_text() {
+	sed -u -f "$top/selftests/ktap-text.sed"
+}
 suite() {
 	local name=$1 log rc start=$SECONDS; shift
 	log=$(suite_log "$name")
 	echo "# ---- $name"
-	( "$@"; rc=$?; times > "$log.cpu"; exit $rc ) 2>&1 | tee "$log"
+	( "$@"; rc=$?; times > "$log.cpu"; exit $rc ) 2>&1 | ktap_text | tee "$log"
 	rc=${PIPESTATUS[0]}
 	suite_done "$name" "$log" "$rc" $((SECONDS - start))
 }
@@ -127,7 +135,7 @@ suite_bg() {
 	log=$(suite_log "$name")
 	echo "# ---- $name: started beside the others, $SECONDS s in"
 	[ -n "$first_bg" ] || first_bg=$SECONDS
-	( start=$SECONDS; "$@" > "$log" 2>&1; rc=$?
+	( start=$SECONDS; "$@" 2>&1 | ktap_text > "$log"; rc=${PIPESTATUS[0]}
 	  echo $((SECONDS - start)) > "$log.secs"; times > "$log.cpu"; exit $rc ) &
 	bg_pids[$log]=$!
 }

@@ -34,6 +34,13 @@ def load(name, path):
     return mod
 
 
+def reword():
+    """The (phrase, rewording) pairs of selftests/ktap-text.sed."""
+    with open(os.path.join(here, '..', 'selftests', 'ktap-text.sed')) as f:
+        return [tuple(x.rstrip('\n').split('/')[1:3]) for x in f
+                if x.startswith('s/')]
+
+
 def tally(test, parser):
     """passed, failed, skipped as ktap-count.py counts them: every leaf
     result, plus one failure for a failed parent none of whose results
@@ -82,9 +89,7 @@ def check(path, parser, counter):
             elif end is not None and end.search(x):
                 # (reworded as run-guest.sh does: this line goes into
                 # logs the parser reads too)
-                for a, b in (('not syncing: VFS:', 'not syncing (VFS):'),
-                             ('partitions:', 'partitions -'),
-                             ('reboot: System', 'reboot - System')):
+                for a, b in reword():
                     x = x.replace(a, b)
                 bad.insert(0, 'kunit_parser stops reading at line %d: %s'
                            % (i, x.strip()[:120]))

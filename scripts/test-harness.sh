@@ -156,7 +156,7 @@ mkdir -p build
 suite=$(mktemp -d "$PWD/build/harness.XXXXXX")
 trap 'rm -rf "$tmp" "$suite"' EXIT
 mkdir -p "$suite/tests/x"
-cp selftests/run-guest.sh "$suite/"
+cp selftests/run-guest.sh selftests/ktap-text.sed "$suite/"
 printf '#!/bin/bash\n# SPDX-License-Identifier: GPL-2.0\n# hangs\necho started\nsleep 600\n' \
 	> "$suite/tests/x/001"
 printf '#!/bin/bash\n# SPDX-License-Identifier: GPL-2.0\n# passes\nexit 0\n' \

@@ -63,7 +63,7 @@ if [ $bad = 0 ]; then
 	dst=$tree/tools/testing/selftests/$target
 	mkdir -p "$dst/kmod" "$dst/fault" &&
 	cp -a selftests/Makefile selftests/config selftests/settings \
-		selftests/lib.sh selftests/run-guest.sh selftests/tests \
+		selftests/lib.sh selftests/run-guest.sh selftests/ktap-text.sed selftests/tests \
 		selftests/quick selftests/ksft-profile.sh selftests/lava "$dst/" &&
 	cp -a selftests/kmod/abi_test.c selftests/kmod/ynl_test.sh "$dst/kmod/" &&
 	cp -a selftests/fault/*.c "$dst/fault/" || bad=1
@@ -177,7 +177,7 @@ bad=0
 if [ $st = 0 ] && tar -xzf "$tarball" -C "$untar"; then
 	got=$("$untar/run_kselftest.sh" -l 2>&1 | sort)
 	[ "$got" = "$want" ] || { diag "the tarball's run_kselftest.sh -l differs from the tests:" "$got"; bad=1; }
-	for f in lib.sh quick ksft-profile.sh lava/ksft-lava.sh lava/blkfloor-kselftest.yaml abi_test tests/usb/001; do
+	for f in lib.sh run-guest.sh ktap-text.sed quick ksft-profile.sh lava/ksft-lava.sh lava/blkfloor-kselftest.yaml abi_test tests/usb/001; do
 		[ -e "$untar/$target/$f" ] || { diag "the tarball lacks $target/$f"; bad=1; }
 	done
 else

@@ -97,14 +97,11 @@ for p in "${nomatch[@]}"; do
 done
 
 # ktap_text: text quoted into the log (a test's output, what a hung test
-# waited on) with the three phrases at which the kernel's KTAP reader
-# (kunit_parser.py, KTAP_END) stops reading anywhere on a line reworded,
-# as run-vm.sh's console_text does: a test that quotes the kernel log (a
+# waited on) with the phrases at which the kernel's KTAP reader stops
+# reading reworded (ktap-text.sed): a test that quotes the kernel log (a
 # console, a halt) must not end the log for the parser.
 ktap_text() {
-	sed 's/Kernel panic - not syncing: VFS:/Kernel panic - not syncing (VFS):/
-	     s/List of all partitions:/List of all partitions -/
-	     s/reboot: System halted/reboot - System halted/'
+	sed -f "$here/ktap-text.sed"
 }
 
 # show OUTPUT ID RC: a test's output as diagnostics, or, when it is a KTAP

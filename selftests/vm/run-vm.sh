@@ -233,14 +233,11 @@ fi
 
 # console_text: a console log quoted in a test's diagnostics, as plain
 # text: terminal escapes (ESC c, ESC [2J...) and control bytes removed,
-# and the three phrases at which the kernel's KTAP reader
-# (kunit_parser.py, KTAP_END) stops reading a log anywhere on a line
-# reworded, so that a quoted panic does not cut the KTAP that follows.
+# and the phrases at which the kernel's KTAP reader stops reading a log
+# reworded (../ktap-text.sed), so that a quoted panic does not cut the
+# KTAP that follows.
 console_text() {
-	sed 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1b.//g
-	     s/Kernel panic - not syncing: VFS:/Kernel panic - not syncing (VFS):/
-	     s/List of all partitions:/List of all partitions -/
-	     s/reboot: System halted/reboot - System halted/' |
+	sed 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1b.//g' | sed -f "$here/../ktap-text.sed" |
 		tr -d '\000-\010\013\014\016-\037\177'
 }
 
