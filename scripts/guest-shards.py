@@ -46,9 +46,10 @@ def weights(times, tests):
     return [times.get(t, default) for t in tests]
 
 
-def shards(n, times, tests):
+def shards(n, times, tests, load=None):
+    """LPT over n shards, each starting at load's value (default 0)."""
     w = weights(times, tests)
-    load = [0.0] * n
+    load = list(load) if load else [0.0] * n
     where = {}
     for i in sorted(range(len(tests)), key=lambda i: (-w[i], i)):
         s = min(range(n), key=lambda k: (load[k], k))
@@ -92,17 +93,10 @@ def kernel_shares(n, times, cpu, tests, measures=(), first=(), preload=0.0):
         group = [t for t in tests
                  if (waiting(times, cpu, t) or t in measures) == want_wait]
         load = [0.0] * n
-        if not want_wait:
-            load[0] += preload
-        w = dict(zip(group, weights(times, group)))
-        for t in group:
-            if t in where:
-                load[0] += w[t]
-        free = [t for t in group if t not in where]
-        for i in sorted(range(len(free)), key=lambda i: (-w[free[i]], i)):
-            k = min(range(n), key=lambda k: (load[k], k))
-            load[k] += w[free[i]]
-            where[free[i]] = k
+        load[0] = (0 if want_wait else preload) + \
+            sum(weights(times, [t for t in group if t in where]))
+        out, load = shards(n, times, [t for t in group if t not in where], load)
+        where.update((t, k) for k, sh in enumerate(out) for t in sh)
         loads.append(load)
     return [[t for t in tests if where[t] == k] for k in range(n)], loads
 
