@@ -362,7 +362,12 @@ for kver in $CHECK_KERNELS; do
 	*)	if [ -n "${CHECK_TESTS:-}" ]; then read -ra sel <<<"$CHECK_TESTS"
 		else mapfile -t sel < <(printf '%s\n' "${multi_tests[@]}" ${one_kernel[$kver]:-} | LC_ALL=C sort); fi
 		waitopt=()
+		# (the wait shard takes busy tests too, after its own, so that
+		# it ends with the busy ones; the newest kernel's first busy
+		# guest runs the installed suite too: it starts that far ahead)
 		[ "${CHECK_WAIT_SHARD:-1}" = 0 ] || waitopt=(--wait-shard --measures "${measuring[*]}")
+		[ "${CHECK_WAIT_SHARD:-1}" = 0 ] || [ "$kver" != "$newest" ] || [ $ksft = 0 ] ||
+			waitopt+=(--preload "${pre:-0}")
 		mapfile -t parts < <(scripts/guest-shards.py "${waitopt[@]}" "${CHECK_SHARDS:-1}" \
 			scripts/guest-test-times "${sel[@]}" 2>/dev/null)
 		[ ${#parts[@]} -gt 0 ] || parts=("${sel[*]}") ;;

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""guest-shards.py [--wait-shard [--measures LIST]] N TIMES TEST...: split
-guest tests into N shards of about equal time, one shard per output line
-(its tests space-separated, in the order given: a shard runs them as
-run-guest.sh would, only fewer).
+"""guest-shards.py [--wait-shard [--measures LIST] [--preload S]] N TIMES
+TEST...: split guest tests into N shards of about equal time, one shard
+per output line (its tests space-separated, in the order given: a shard
+runs them as run-guest.sh would, only fewer).
 
 TIMES holds "GROUP/NNN SECONDS [CPU]" lines (seconds a test took in a
 guest, the slower kernel's, from a make check log, and the guest's CPU
@@ -19,8 +19,14 @@ rest are shared out over the N: a guest running only those leaves the
 host's CPUs to the others (QEMU's TCG in one thread takes at most one
 host CPU a guest). The tests in LIST (whitespace-separated: those that
 measure, whose guest make check runs ahead of the others on the host's
-CPUs) go to the wait shard too. No line is printed for a wait shard with
-no test; the wait shard's line starts "wait: ".
+CPUs) go to the wait shard too. The wait shard then takes part in the
+LPT of the busy tests, starting at its waiting tests' sum: those it gets
+run after every waiting and measuring test (so that a wait guest does
+not end minutes before the busy ones with nothing measured meanwhile).
+--preload S: the first busy shard starts S seconds ahead (make check's
+newest kernel runs the installed suite after its tests). No line is
+printed for a wait shard with no test; the wait shard's line starts
+"wait: ".
 guest-shards.py --self-test checks that as one KTAP suite.
 
 guest-shards.py --kernels [--measures LIST] [--first LIST] [--preload S]
@@ -70,16 +76,25 @@ def waiting(times, cpu, t):
     return t in times and t in cpu and cpu[t] < WAITING * times[t]
 
 
-def wait_shards(n, times, cpu, tests, measures=()):
-    """N shards of the busy tests (LPT), then the waiting ones and those in
-    measures, if any; and whether the last shard is theirs."""
+def wait_shards(n, times, cpu, tests, measures=(), preload=0.0):
+    """N shards of the busy tests (LPT, the first starting at preload),
+    then the waiting ones and those in measures, if any, followed by the
+    busy tests LPT gave that shard (it starts at the waiting tests' sum);
+    and whether the last shard is theirs."""
     wait = [t for t in tests if waiting(times, cpu, t) or t in measures]
     busy = [t for t in tests if t not in wait]
-    out, load = shards(max(1, min(n, len(busy))), times, busy) if busy else ([], [])
+    nb = max(1, min(n, len(busy))) if busy else 0
+    load = [0.0] * nb + ([sum(weights(times, wait))] if wait else [])
+    if nb:
+        load[0] += preload
+    if not busy:
+        return ([wait], load, True) if wait else ([], [], False)
+    out, load = shards(len(load), times, busy, load)
     if wait:
-        out.append(wait)
-        load.append(sum(weights(times, wait)))
-    return out, load, bool(wait)
+        out[-1] = wait + out[-1]
+    # (a busy shard the preload kept empty is not started)
+    keep = [i for i, sh in enumerate(out) if sh]
+    return [out[i] for i in keep], [load[i] for i in keep], bool(wait)
 
 
 def kernel_shares(n, times, cpu, tests, measures=(), first=(), preload=0.0):
@@ -142,7 +157,9 @@ def self_test():
               ("no shard is empty", []),
               ("no shard longer than the mean plus the longest test", []),
               ("--times: each test's largest time in the logs, its CPU", []),
-              ("--wait-shard: the waiting and measuring tests last, alone, the rest LPT", []),
+              ("--wait-shard: the waiting and measuring tests in the last shard, first; "
+               "the busy ones LPT over all shards (the first from --preload, the last "
+               "from the waiting tests' sum), none longer than the mean plus the longest", []),
               ("--kernels: each test on one kernel, --first's on the first, "
                "busy and waiting shares each no longer than their mean plus their longest "
                "(the first's busy share counting --preload)", [])]
@@ -155,17 +172,29 @@ def self_test():
         cpu = {t: v * rng.choice([0.05, 0.3, 0.39, 0.41, 1.0, 1.9])
                for t, v in times.items() if rng.random() < 0.9}
         measures = set(t for t in tests if rng.random() < 0.1)
-        out, load, last = wait_shards(n, times, cpu, tests, measures)
+        pre = rng.choice([0, 40, 300])
+        out, load, last = wait_shards(n, times, cpu, tests, measures, pre)
         wait = [t for t in tests
                 if t in cpu and cpu[t] < 0.4 * times[t] or t in measures]
         busy = [t for t in tests if t not in wait]
         want = min(n, len(busy)) + (1 if wait else 0) if busy else 1
-        if (len(out) != want or sorted(t for s in out for t in s) != sorted(tests)
-                or last != bool(wait) or (wait and out[-1] != wait)
+        extra = out[-1][len(wait):] if wait else []
+        w = weights(times, busy)
+        fixed = ([pre] + [0] * (want - 1 - bool(wait)) if busy else []) + \
+            ([sum(weights(times, wait))] if wait else [])
+        if len(out) == want - 1 and busy and pre:
+            fixed = fixed[1:]       # the first busy shard, left empty by pre
+        if (len(out) != len(fixed) or sorted(t for s in out for t in s) != sorted(tests)
+                or last != bool(wait) or (wait and out[-1][:len(wait)] != wait)
+                or any(t in wait for t in extra)
+                or any(s != [t for t in tests if t in set(s)] for s in out[:-1])
+                or extra != [t for t in busy if t in set(extra)]
                 or any(not s for s in out)
-                or (busy and out[:len(out) - bool(wait)] !=
-                    shards(min(n, len(busy)), times, busy)[0])):
-            checks[4][1].append((n, times, cpu, tests))
+                or (busy and max(load) > max(max(fixed), (sum(w) + sum(fixed)) / len(out)
+                                             + max(w)) + 1e-9)
+                or any(abs(l - f - sum(weights(times, [t for t in s if t in busy]))) > 1e-6
+                       for s, l, f in zip(out, load, fixed))):
+            checks[4][1].append((n, times, cpu, tests, pre))
     for n, times, tests in cases:
         cpu = {t: v * rng.choice([0.05, 1.0]) for t, v in times.items()}
         measures = set(t for t in tests if rng.random() < 0.1)
@@ -253,13 +282,22 @@ def main(argv):
         return 0
     wait = argv[1:2] == ["--wait-shard"]
     measures = ()
+    preload = 0.0
     if wait:
         argv = argv[:1] + argv[2:]
-        if argv[1:2] == ["--measures"] and len(argv) > 2:
-            measures = set(argv[2].split())
+        while argv[1:2] and argv[1] in ("--measures", "--preload") and len(argv) > 2:
+            if argv[1] == "--measures":
+                measures = set(argv[2].split())
+            else:
+                try:
+                    preload = float(argv[2])
+                except ValueError:
+                    preload = -1
             argv = argv[:1] + argv[3:]
+    if preload < 0:
+        argv = []
     if len(argv) < 3 or not argv[1].isdigit() or int(argv[1]) < 1:
-        sys.stderr.write("usage: guest-shards.py [--wait-shard [--measures LIST]] N TIMES TEST...\n")
+        sys.stderr.write("usage: guest-shards.py [--wait-shard [--measures LIST] [--preload S]] N TIMES TEST...\n")
         return 2
     tests = argv[3:]
     # (no empty shard: run-guest.sh given no test runs them all)
@@ -270,7 +308,7 @@ def main(argv):
     times, cpu = read_times(argv[2])
     last = False
     if wait:
-        out, load, last = wait_shards(n, times, cpu, tests, measures)
+        out, load, last = wait_shards(n, times, cpu, tests, measures, preload)
     else:
         out, load = shards(n, times, tests)
     for i, (s, l) in enumerate(zip(out, load)):
