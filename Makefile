@@ -31,7 +31,9 @@ MODDIR	?= $(KROOT)/$(KVER)/extra
 BUILD	:= $(CURDIR)/build
 
 # The kernel sources we take kselftest headers, checkpatch, ynl and the
-# KTAP parser (kunit_parser.py, the judge of every make check log) from.
+# KTAP parser (kunit_parser.py, the judge of every make check log) from,
+# and every Makefile (scripts/config-check.py reads which option builds a
+# module a test loads).
 KSRC_TAR := /usr/src/linux-source-6.12.tar.xz
 KSRC	 := $(BUILD)/ksrc
 
@@ -53,8 +55,8 @@ nlgen:
 	@scripts/nlgen.sh
 
 # (the stamp's name changes when the list does)
-ksrc: $(KSRC)/.stamp-4
-$(KSRC)/.stamp-4: | $(KSRC_TAR)
+ksrc: $(KSRC)/.stamp-5
+$(KSRC)/.stamp-5: | $(KSRC_TAR)
 	@mkdir -p $(KSRC)
 	tar -xf $(KSRC_TAR) -C $(KSRC) --strip-components=1 --wildcards \
 		'*/tools/testing/selftests/kselftest.h' \
@@ -68,7 +70,8 @@ $(KSRC)/.stamp-4: | $(KSRC_TAR)
 		'*/scripts/subarch.include' \
 		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
 		'*/scripts/const_structs.checkpatch' '*/tools/net/ynl' \
-		'*/Documentation/netlink/genetlink*.yaml' '*/MAINTAINERS'
+		'*/Documentation/netlink/genetlink*.yaml' '*/MAINTAINERS' \
+		'*/Makefile'
 	@touch $@
 
 $(KSRC_TAR):

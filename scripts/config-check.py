@@ -32,6 +32,10 @@ import tempfile
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 SELF = os.path.join(TOP, "selftests")
 CACHE = os.path.join(TOP, "build", "config-check")
+# make ksrc extracts every Makefile of the kernel source with the rest it
+# needs (one pass over the 140 MB tarball); CACHE is filled from the
+# tarball only where that tree has none
+KSRC = os.path.join(TOP, "build", "ksrc")
 KSRC_TAR = "/usr/src/linux-source-6.12.tar.xz"
 CFG_RE = re.compile(r"^\s*#\s*config:\s*(.*)$")
 OPT_RE = re.compile(r"^CONFIG_[A-Z0-9_]+$")
@@ -152,7 +156,9 @@ def modinfo_path(mod):
 
 def makefile_option(rel_dir, obj, fetched):
     """the CONFIG_ option of obj-$(CONFIG_X) += OBJ.o in rel_dir's Makefile"""
-    mk = os.path.join(CACHE, rel_dir, "Makefile")
+    mk = os.path.join(KSRC, rel_dir, "Makefile")
+    if not os.path.exists(mk):
+        mk = os.path.join(CACHE, rel_dir, "Makefile")
     if not os.path.exists(mk):
         return None
     text = open(mk).read().replace("\\\n", " ")
@@ -177,6 +183,7 @@ def module_options(mods):
         else:
             out[mod] = None
     missing = [d for d, _ in where.values() if d != "kmod" and
+               not os.path.exists(os.path.join(KSRC, d, "Makefile")) and
                not os.path.exists(os.path.join(CACHE, d, "Makefile"))]
     if missing:
         os.makedirs(CACHE, exist_ok=True)
