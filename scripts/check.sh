@@ -134,7 +134,7 @@ suite_bg() {
 	local name=$1 log; shift
 	log=$(suite_log "$name")
 	echo "# ---- $name: started beside the others, $SECONDS s in"
-	[ -n "$first_bg" ] || first_bg=$SECONDS
+	case $name in guest*) [ -n "$first_bg" ] || first_bg=$SECONDS ;; esac
 	( start=$SECONDS; "$@" 2>&1 | ktap_text > "$log"; rc=${PIPESTATUS[0]}
 	  echo $((SECONDS - start)) > "$log.secs"; times > "$log.cpu"; exit $rc ) &
 	bg_pids[$log]=$!
@@ -265,9 +265,17 @@ fi
 # the installed kselftest suite (the newest kernel's guest runs it after
 # its selftests), each kernel's module: built first, then both guests
 # start and the host's suites run beside them.
+# Each kernel's module builds (in a copy of its own: build/KVER/src) beside
+# the CLI and the test programs; its guests start once its build is
+# joined.
+for kver in $CHECK_KERNELS; do
+	# (one build: W=1 with sparse over every file, C=1)
+	suite_bg "build $kver W=1 C=1" single "module builds warning-free with W=1 and sparse (C=1) on $kver" \
+		scripts/build-module.sh "$kver" C=1
+done
 user_built=0
 make -s -C user clean >/dev/null
-# (-j: the guests wait for it; nothing else runs yet)
+# (-j: the guests wait for it)
 if make -s -j"$(nproc)" -C user all tests >"$logdir/user-build.log" 2>&1; then
 	user_built=1
 else
@@ -275,7 +283,6 @@ else
 	failures+=("user: build with -Wall -Wextra -Werror failed")
 	failed=$((failed + 1))
 fi
-suite "kselftest target" scripts/test-kselftest.sh
 
 # ---- guests -------------------------------------------------------------
 if ! make -s -j"$(nproc)" -C selftests >"$logdir/selftests-build.log" 2>&1; then
@@ -283,6 +290,11 @@ if ! make -s -j"$(nproc)" -C selftests >"$logdir/selftests-build.log" 2>&1; then
 	failures+=("selftests: C programs do not build")
 	failed=$((failed + 1))
 fi
+# The kselftest target (scripts/test-kselftest.sh: the installed suite,
+# from a copy of selftests/ as now built) beside the first kernel's guests;
+# joined before the newest kernel's guests start, whose busy guest runs
+# the installed suite after its tests.
+suite_bg "kselftest target" scripts/test-kselftest.sh
 newest=$(printf '%s\n' $CHECK_KERNELS | sort -V | tail -1)
 # The installed kselftest suite runs in the newest kernel's guest, after
 # run-guest.sh, its output in a shared directory (no third boot). (With
@@ -344,13 +356,14 @@ fi
 # "guest KVER" alone, "guest KVER part I of N" when shared out. With
 # CHECK_WAIT_SHARD=1 (the default) the tests that mostly wait (drive
 # models at a drive's pace; guest CPU under 0.4 of their time) or measure
-# (below) run in one more guest of that kernel, beside the others. (CHECK_TESTS with a
-# wildcard runs in one guest per kernel.)
+# (below) run in one more guest of that kernel, beside the others, and
+# after them the busy tests the LPT gives it (so that it does not end
+# minutes before the busy guest). (CHECK_TESTS with a wildcard runs in one
+# guest per kernel.)
 started=() mainlog=()
 for kver in $CHECK_KERNELS; do
-	# (one build: W=1 with sparse over every file, C=1)
-	suite "build $kver W=1 C=1" single "module builds warning-free with W=1 and sparse (C=1) on $kver" \
-		scripts/build-module.sh "$kver" C=1
+	suite_join "build $kver W=1 C=1"
+	[ "$kver" != "$newest" ] || { suite_join "kselftest target"; ksft_joined=1; }
 	if [ ! -f "build/$kver/blkfloor.ko" ]; then
 		failures+=("$kver: no module, guest tests not run")
 		failed=$((failed + 1))
@@ -397,6 +410,7 @@ for kver in $CHECK_KERNELS; do
 			selftests/run-guest.sh -t "${CHECK_TEST_TIMEOUT:-300}" ${parts[$i]} "$then"
 	done
 done
+[ -n "${ksft_joined:-}" ] || suite_join "kselftest target"
 # ---- host, while the guests run ----------------------------------------
 if [ $user_built = 1 ]; then
 	for t in user/tests/test_*; do
