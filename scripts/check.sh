@@ -143,10 +143,13 @@ suite_join() {
 	local name=$1 log rc secs l n i=0
 	log=$(suite_log "$name")
 	# a line a minute meanwhile: how far each suite still running is
+	# (polled each second with read -t, which starts no program: a join
+	# that the guests wait for returns within a second)
+	[ -n "${napfd:-}" ] || exec {napfd}<> <(:)
 	while kill -0 "${bg_pids[$log]}" 2>/dev/null; do
-		sleep 5
+		read -rt 1 -u "$napfd" _ || :
 		i=$((i + 1))
-		[ $((i % 12)) = 0 ] || continue
+		[ $((i % 60)) = 0 ] || continue
 		for l in "${!bg_pids[@]}"; do
 			kill -0 "${bg_pids[$l]}" 2>/dev/null || continue
 			n=${l##*/}
