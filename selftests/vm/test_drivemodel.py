@@ -742,13 +742,15 @@ def wait_for(pred, timeout=3.0):
 
 
 class RigTestCase(unittest.TestCase):
+    # Cleanups, not tearDown: they run last in, first out, after tearDown,
+    # so the agent connect() starts is shut down (its model threads
+    # joined) before the fake QEMU closes and the directory its threads
+    # write temperatures into is removed.
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
         self.qemu = FakeQemu(os.path.join(self.tmp.name, 'qmp.sock'))
-
-    def tearDown(self):
-        self.qemu.close()
-        self.tmp.cleanup()
+        self.addCleanup(self.qemu.close)
 
     def connect(self):
         s = rigctl.connect_unix(self.qemu.path, 2.0)
@@ -1112,8 +1114,9 @@ class KtapResult(unittest.TestResult):
                           f'{name}{extra}\n')
         self.stream.flush()
 
-    def _diag(self, err):
-        text = self._exc_info_to_string(err, None)
+    def _diag(self, err, test):
+        # (the test, not None: unittest reads its failureException)
+        text = self._exc_info_to_string(err, test)
         for line in text.rstrip().splitlines():
             self.stream.write(f'# {line}\n')
 
@@ -1125,19 +1128,47 @@ class KtapResult(unittest.TestResult):
     def addFailure(self, test, err):
         super().addFailure(test, err)
         self.nfail += 1
-        self._diag(err)
+        self._diag(err, test)
         self._line(False, test)
 
     def addError(self, test, err):
         super().addError(test, err)
         self.nfail += 1
-        self._diag(err)
+        self._diag(err, test)
         self._line(False, test)
 
     def addSkip(self, test, reason):
         super().addSkip(test, reason)
         self.nskip += 1
         self._line(True, test, f' # SKIP {reason}')
+
+
+class TestKtapResult(unittest.TestCase):
+    """The KTAP printer itself: a test that errors or fails is a "not ok"
+    line with its traceback as diagnostics, and the run goes on."""
+
+    def test_error_and_failure_reported_and_run_goes_on(self):
+        class Inner(unittest.TestCase):
+            def test_a_error(self):
+                raise OSError(39, 'Directory not empty')
+
+            def test_b_failure(self):
+                self.assertEqual(1, 2)
+
+            def test_c_pass(self):
+                pass
+
+        import io
+        out = io.StringIO()
+        res = KtapResult(out)
+        unittest.defaultTestLoader.loadTestsFromTestCase(Inner).run(res)
+        lines = out.getvalue().splitlines()
+        results = [line for line in lines if not line.startswith('#')]
+        self.assertEqual([r.split(' ', 2)[:2] for r in results],
+                         [['not', 'ok'], ['not', 'ok'], ['ok', '3']])
+        self.assertIn('# OSError: [Errno 39] Directory not empty', lines)
+        self.assertTrue(any('AssertionError: 1 != 2' in line for line in lines))
+        self.assertEqual((res.npass, res.nfail), (1, 2))
 
 
 def run_ktap():
