@@ -107,6 +107,15 @@ qpid=
 apid=
 
 # stop_qemu: SIGTERM, then SIGKILL if QEMU is still there 10 s later. A
+# nap SECONDS: sleep without starting a program (bash's read -t on a pipe
+# no one writes to, opened once): the wait for the guest polls five times
+# a second for as long as it runs, and make check runs four guests (with
+# sleep(1), about 20 s of the host's CPU a make check).
+nap() {
+	[ -n "${napfd:-}" ] || exec {napfd}<> <(:)
+	read -rt "$1" -u "$napfd" _ || :
+}
+
 # QEMU whose main loop waits for a block request that never completes
 # ignores SIGTERM: usb-uas cancels a command synchronously when the guest
 # aborts it or resets the device, and a command held by a throttle of
@@ -116,7 +125,7 @@ stop_qemu() {
 	kill "$qpid" 2>/dev/null || return 0
 	for i in $(seq 50); do
 		kill -0 "$qpid" 2>/dev/null || return 0
-		sleep 0.2
+		nap 0.2
 	done
 	echo "run-vm: QEMU did not exit 10 s after SIGTERM: SIGKILL" >&2
 	kill -KILL "$qpid" 2>/dev/null
@@ -301,15 +310,6 @@ rigargs=(-chardev "socket,id=rig,path=$dir/rig.sock,server=on,wait=off"
 	 -device virtserialport,chardev=rig,name=org.blkfloor.rig)
 case ,${BLKFLOOR_RIG_BREAK:-}, in *,agent,*) rigargs=() ;; esac
 
-# nap SECONDS: sleep without starting a program (bash's read -t on a pipe
-# no one writes to, opened once): the loop below polls five times a
-# second for as long as the guest runs, and make check runs four guests
-# (with sleep(1), about 20 s of the host's CPU a make check).
-nap() {
-	[ -n "${napfd:-}" ] || exec {napfd}<> <(:)
-	read -rt "$1" -u "$napfd" _ || :
-}
-
 # boot: start QEMU and the host agent, stream the guest's output, and wait
 # for QEMU to end; returns 124 at the deadline, 123 at the boot deadline.
 boot() {
@@ -341,7 +341,7 @@ boot() {
 	qpid=$!
 
 	if [ -f "$here/rigctl.py" ]; then
-		for _ in $(seq 50); do [ -S "$dir/qmp.sock" ] && break; sleep 0.1; done
+		for _ in $(seq 50); do [ -S "$dir/qmp.sock" ] && break; nap 0.1; done
 		python3 "$here/rigctl.py" --qmp "$dir/qmp.sock" --rig "$dir/rig.sock" \
 			--log "$dir/rigctl.log" --temp-dir "$dir/out" </dev/null >/dev/null 2>&1 &
 		apid=$!
