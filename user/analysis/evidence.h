@@ -42,7 +42,7 @@ struct bf_evidence {
 	int supports;
 	bool confirms;
 	double bytes, secs;
-	char result[320];
+	char result[512];
 	char effect[160];
 };
 
@@ -71,6 +71,8 @@ void bf_report_apply_evidence(struct bf_report *r, struct bf_evidence *ev,
  * cost_s=S: RESULT", and read back (true if @line, from "result", is
  * one; the effect is left empty: bf_report_apply_evidence() words it).
  */
+/* the line's room: the words, and the fields before them */
+#define BF_EVIDENCE_LINE_MAX	(sizeof(((struct bf_evidence *)0)->result) + 256)
 void bf_evidence_line(const struct bf_evidence *e, char *buf, size_t len);
 bool bf_evidence_parse(const char *line, struct bf_evidence *e);
 

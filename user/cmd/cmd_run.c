@@ -277,6 +277,10 @@ static bool sustain_watch(void *arg, const struct bf_iv *iv)
  * the same region, their evidence weighed into @rep (kept in @dg, which
  * must outlive @rep's printing). Returns EXIT_OK or EXIT_FAIL.
  */
+/* an outcome's line goes into the trace whole */
+_Static_assert(BF_EVIDENCE_LINE_MAX + sizeof("# experiment: \n") <=
+	       BF_TRACE_NOTE_MAX, "an experiment's note would be cut");
+
 static int diagnose(struct bf_ctx *c, const struct bf_opts *o,
 		    struct bf_report *rep, uint64_t start, uint64_t len,
 		    const struct bf_run_result *res, struct bf_diag *dg)
@@ -284,7 +288,7 @@ static int diagnose(struct bf_ctx *c, const struct bf_opts *o,
 	struct bf_realdrive rd;
 	struct bf_diag_cfg cfg;
 	struct bf_drive drv;
-	char line[600];
+	char line[BF_EVIDENCE_LINE_MAX];
 	size_t i;
 	int ret;
 

@@ -377,7 +377,7 @@ void bf_tracer_event(struct bf_tracer *t, double ts, const char *kind,
 
 void bf_tracer_note(struct bf_tracer *t, const char *key, const char *text)
 {
-	char line[BF_TRACE_LINE_MAX], *p;
+	char line[BF_TRACE_NOTE_MAX], *p;
 	int n = snprintf(line, sizeof(line) - 1, "# %s: %s", key, text);
 
 	if (n < 0)

@@ -65,8 +65,11 @@ void bf_tracer_event(struct bf_tracer *t, double ts, const char *kind,
 /* The error log of an ended run, before its trailer. */
 /*
  * "# KEY: TEXT", a comment line readers skip: what the command did around
- * the run (# stop:, # experiment:). Newlines in TEXT become spaces.
+ * the run (# stop:, # experiment:). Newlines in TEXT become spaces; the
+ * line is cut at BF_TRACE_NOTE_MAX (an experiment's outcome, its words
+ * included, fits: every reader of a trace reads lines of any length).
  */
+#define BF_TRACE_NOTE_MAX	1024
 void bf_tracer_note(struct bf_tracer *t, const char *key, const char *text);
 void bf_tracer_errors(struct bf_tracer *t, const struct bf_run_result *res);
 /*

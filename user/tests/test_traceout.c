@@ -14,6 +14,7 @@
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 #include "kselftest_harness.h"
 #pragma GCC diagnostic pop
+#include "evidence.h"
 #include "run.h"
 #include "trace.h"
 #include "traceout.h"
@@ -285,6 +286,47 @@ TEST(note)
 	ASSERT_GT(n, 0);
 	EXPECT_STREQ("# experiment: idle-recovery: 10 s then 5 GB\n# stop: wrote 1 GB\n",
 		     buf);
+}
+
+/*
+ * An experiment's outcome, as diagnose notes it (cmd_run.c), comes back
+ * whole from the trace however long its words: classify reads the
+ * verdict's evidence from these lines. (A note was cut at
+ * BF_TRACE_LINE_MAX, 384 bytes, and an idle-recovery result with its
+ * list of gaps can be longer.)
+ */
+TEST(evidence_note_whole)
+{
+	struct bf_evidence e = {
+		.kind = BF_EXP_COOL_DOWN, .supports = -1,
+		.bytes = 1e15, .secs = 123456.789,
+	}, back;
+	static char buf[4096];
+	char line[4096];
+	struct bf_tracer t;
+	size_t i, len;
+	int fd[2];
+	ssize_t n;
+
+	/* the longest result the struct holds, its end marked */
+	for (i = 0; i < sizeof(e.result) - 1; i++)
+		e.result[i] = 'a' + i % 26;
+	memcpy(e.result + sizeof(e.result) - 4, "END", 4);
+	bf_evidence_line(&e, line, sizeof(line));
+	len = strlen(line);
+	ASSERT_LT(len, (size_t)BF_EVIDENCE_LINE_MAX);
+	ASSERT_EQ(0, pipe(fd));
+	bf_tracer_fd(&t, fd[1], "pipe");
+	bf_tracer_note(&t, "experiment", line);
+	close(fd[1]);
+	n = read(fd[0], buf, sizeof(buf) - 1);
+	close(fd[0]);
+	ASSERT_EQ((ssize_t)(len + strlen("# experiment: \n")), n);
+	ASSERT_EQ('\n', buf[n - 1]);
+	buf[n - 1] = '\0';
+	ASSERT_TRUE(bf_evidence_parse(buf + strlen("# experiment: "), &back));
+	EXPECT_STREQ(e.result, back.result);
+	EXPECT_EQ(e.bytes, back.bytes);
 }
 
 TEST_HARNESS_MAIN
