@@ -81,7 +81,7 @@ struct bf_report {
 	double floor_duty;	/* share of time in the upper level */
 	double trend_rel;	/* linear fit over the run: end / start - 1 */
 	double confidence;	/* 0..1; 0 for unclear */
-	char reason[160];	/* the evidence that decided the class */
+	char reason[256];	/* the evidence that decided the class */
 	/* the drive's temperature, when the curve carries one: */
 	struct bf_temp {
 		size_t n;		/* samples with a temperature */

@@ -175,7 +175,7 @@ void bf_report_link_events(struct bf_report *r,
 			   const struct bf_path_event *ev, size_t n)
 {
 	struct bf_link_events *l = &r->link;
-	char words[256], st[160] = "";
+	char words[256], st[96] = "";
 	size_t i;
 
 	memset(l, 0, sizeof(*l));

@@ -186,6 +186,38 @@ TEST(link_events_name_the_link)
 	bf_series_free(&ser);
 }
 
+/*
+ * Many events and stalls: the reason names the events (their words cut
+ * at 100 characters) and keeps the stalls' words whole (they were cut
+ * when the reason held 160 bytes).
+ */
+TEST(link_reason_keeps_the_stalls)
+{
+	const struct phase p[] = { { 20, 30 }, { 6, 0 }, { 20, 30 },
+				   { 6, 0 }, { 20, 30 } };
+	const struct bf_path_event ev[] = {
+		{ 23.3, "abort" }, { 23.3, "timeout" }, { 24.6, "reset" },
+		{ 25.1, "disconnect" }, { 26.0, "offline" }, { 27.9, "reset" },
+		{ 30.5, "reset" }, { 33.1, "reset" }, { 49.0, "abort" },
+		{ 50.2, "reset" }, { 51.7, "reset" }, { 52.9, "timeout" },
+	};
+	struct bf_series ser;
+	struct bf_report r;
+	size_t n;
+
+	curve(&ser, p, 5, 0.5);
+	ASSERT_EQ(0, bf_classify(ser.s, ser.n, &r));
+	ASSERT_NE(0U, r.stalls.count);
+	bf_report_link_events(&r, ev, sizeof(ev) / sizeof(ev[0]));
+	EXPECT_EQ(BF_CLASS_UNCLEAR, (int)r.class) TH_LOG("%s", r.reason);
+	n = strlen(r.reason);
+	ASSERT_GT(n, strlen("s in all)"));
+	EXPECT_STREQ("s in all)", r.reason + n - strlen("s in all)")) TH_LOG("%s", r.reason);
+	EXPECT_NE(NULL, strstr(r.reason, "stalls at ~0 (longest")) TH_LOG("%s", r.reason);
+	bf_report_free(&r);
+	bf_series_free(&ser);
+}
+
 /* A clean step (a cache) with a reset at it: not the drive's, unclear. */
 TEST(reset_turns_a_drive_cause_unclear)
 {
