@@ -33,18 +33,19 @@ struct files {
 
 static void files_init(struct files *self)
 {
+	char dir[sizeof(self->dir)] = "/tmp/bf-gate-XXXXXX";
 	int i;
 
-	snprintf(self->dir, sizeof(self->dir), "/tmp/bf-gate-XXXXXX");
-	if (!mkdtemp(self->dir))
+	/* (from a local copy: with ASan, gcc cannot tell self->dir from
+	 * self->a[i] and warns they may overlap, -Wrestrict) */
+	if (!mkdtemp(dir))
 		abort();
+	memcpy(self->dir, dir, sizeof(dir));
 	for (i = 0; i < 6; i++) {
-		snprintf(self->a[i], sizeof(self->a[i]), "%s/a%d.trace",
-			 self->dir, i);
-		snprintf(self->b[i], sizeof(self->b[i]), "%s/b%d.trace",
-			 self->dir, i);
+		snprintf(self->a[i], sizeof(self->a[i]), "%s/a%d.trace", dir, i);
+		snprintf(self->b[i], sizeof(self->b[i]), "%s/b%d.trace", dir, i);
 	}
-	snprintf(self->out, sizeof(self->out), "%s/out", self->dir);
+	snprintf(self->out, sizeof(self->out), "%s/out", dir);
 }
 
 static void files_done(struct files *self)
