@@ -1212,6 +1212,32 @@ host_quiet() {
 	done
 }
 
+# measured NAME FN [ARGS...]: a measurement whose figures need the guest
+# to get a CPU. FN measures and judges: it prints diagnostics as "# "
+# lines and, when it fails, why on its last other line, and returns 0
+# (right), 2 (the figures are off) or anything else (wrong whatever the
+# host did). Figures off in a measurement the host let run fail at once;
+# in one the host starved (host_was_starved) they are taken again once
+# the host is quiet (host_quiet), three times at most, and three starved
+# measurements fail too: the rig could not measure.
+measured() {
+	local name=$1 try out rc why
+	shift
+	for try in 1 2 3; do
+		host_mark
+		out=$("$@")
+		rc=$?
+		printf '%s\n' "$out" | grep '^#'
+		[ $rc = 0 ] && return 0
+		why=$(printf '%s\n' "$out" | grep -v '^#' | tail -1)
+		[ $rc = 2 ] || fail "$name: ${why:-$1 exited $rc}"
+		host_was_starved || fail "$name: $why"
+		diag "$name: attempt $try: $why, but the host starved the guest; again"
+		[ "$try" = 3 ] || host_quiet || :
+	done
+	fail "$name: the host starved the guest in all three measurements; last: $why"
+}
+
 # sustain_classify DEV NAME [sustain options...]: a sustain run on DEV over
 # the whole --size (--until full unless the options say otherwise) with
 # a trace in $TMPDIR, then its classification as JSON in $TMPDIR/NAME.json.
