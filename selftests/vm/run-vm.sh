@@ -46,6 +46,9 @@
 #     disks: a test's missing disk of a kind the rig was given is a rig
 #     fault; with no --usb the tests use the USB gadget (lib.sh).
 #
+# $BLKFLOOR_VM_APPEND is added to the guest kernel's command line (e.g.
+# "loglevel=7" to see the boot's timing on the console, with --keep).
+#
 # The command's output is streamed to stdout; its exit status is run-vm.sh's
 # exit status. 124 means the guest timed out, 125 that it never reported a
 # status (boot failure or panic: see the console log printed on stderr).
@@ -292,7 +295,7 @@ if grep -qsx CONFIG_KASAN=y "/boot/config-$kver" "/lib/modules/$kver/build/.conf
 else
 	append+=" panic_on_warn=1"
 fi
-append+=" no_timer_check bfvm.dir=$dir bfvm.top=$top bfvm.kver=$kver"
+append+=" no_timer_check bfvm.dir=$dir bfvm.top=$top bfvm.kver=$kver${BLKFLOOR_VM_APPEND:+ $BLKFLOOR_VM_APPEND}"
 # BLKFLOOR_RIG_BREAK=agent,disk (the harness's own test, scripts/
 # test-harness.sh): no host agent port; the guest is told to expect one
 # usb-storage disk more than it has.
