@@ -65,14 +65,15 @@ void bf_report_shape_only(struct bf_report *r);
 void bf_report_apply_evidence(struct bf_report *r, struct bf_evidence *ev,
 			      size_t n);
 
+/* the line's room: the words, and the fields before them */
+#define BF_EVIDENCE_LINE_MAX	(sizeof(((struct bf_evidence *)0)->result) + 256)
+
 /*
  * One experiment's outcome as a trace keeps it, after "# experiment: ":
  * "result KIND supports=CLASS|none confirms=yes|no cost_bytes=N
  * cost_s=S: RESULT", and read back (true if @line, from "result", is
  * one; the effect is left empty: bf_report_apply_evidence() words it).
  */
-/* the line's room: the words, and the fields before them */
-#define BF_EVIDENCE_LINE_MAX	(sizeof(((struct bf_evidence *)0)->result) + 256)
 void bf_evidence_line(const struct bf_evidence *e, char *buf, size_t len);
 bool bf_evidence_parse(const char *line, struct bf_evidence *e);
 
